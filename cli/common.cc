@@ -1,0 +1,159 @@
+#include "cli/common.h"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace occam::cli {
+
+Result<std::string> ReadInputFile(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    return NotFound(path + ": no such file (give a catalog name or a path to an existing file)");
+  }
+  const auto size = std::filesystem::file_size(path, ec);
+  if (ec) return InvalidInput(path + ": cannot read file size: " + ec.message());
+  if (static_cast<int64_t>(size) > kMaxInputBytes) {
+    return InvalidInput(path + ": file is " + std::to_string(size) +
+                        " bytes; occam reads input files up to " +
+                        std::to_string(kMaxInputBytes) + " bytes (is this the right file?)");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return InvalidInput(path + ": cannot open file for reading");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+namespace {
+bool LooksLikePath(const std::string& arg) {
+  return arg.find('/') != std::string::npos || arg.ends_with(".json") ||
+         arg.ends_with(".yaml") || arg.ends_with(".yml");
+}
+}  // namespace
+
+Result<ModelSpec> LoadModel(const std::string& arg) {
+  if (!LooksLikePath(arg)) {
+    auto m = CatalogModel(arg);
+    if (m.ok() || m.status().code() != StatusCode::kNotFound) return m;
+    std::error_code ec;
+    if (!std::filesystem::exists(arg, ec)) return m;
+  }
+  OCCAM_ASSIGN_OR_RETURN(std::string text, ReadInputFile(arg));
+  return ParseModel(text, arg);
+}
+
+Result<ClusterSpec> LoadCluster(const std::string& arg, int64_t chips) {
+  if (!LooksLikePath(arg)) {
+    if (chips <= 0) {
+      return InvalidInput("--chips must be > 0 (got " + std::to_string(chips) +
+                          "); a cluster template needs a chip count, e.g. --chips 2048");
+    }
+    return CatalogCluster(arg, chips);
+  }
+  OCCAM_ASSIGN_OR_RETURN(std::string text, ReadInputFile(arg));
+  OCCAM_ASSIGN_OR_RETURN(ClusterSpec cluster, ParseCluster(text, arg));
+  if (chips > 0 && chips != cluster.num_chips) {
+    if (chips > cluster.num_chips) {
+      return InvalidInput(arg + ": --chips " + std::to_string(chips) + " exceeds num_chips " +
+                          std::to_string(cluster.num_chips) + " in the cluster file");
+    }
+    cluster.num_chips = chips;
+  }
+  return cluster;
+}
+
+void AddJobFlags(CLI::App& cmd, JobFlags& f) {
+  cmd.add_option("--job", f.job_file, "job file (YAML/JSON); flags below override it");
+  cmd.add_option("--seq-len", f.seq_len, "sequence length in tokens");
+  cmd.add_option("--global-batch-seqs", f.global_batch_seqs, "sequences per optimizer step");
+  cmd.add_option("--global-batch-tokens", f.global_batch_tokens,
+                 "tokens per optimizer step (e.g. 16M); alternative to --global-batch-seqs");
+  cmd.add_option("--precision", f.precision, "bf16 or fp8");
+  cmd.add_option("--balance", f.balance,
+                 "MoE balancing: aux-free, aux-loss, global-aux-loss, seq-aux, none");
+  cmd.add_option("--moe-imbalance", f.moe_imbalance,
+                 "EP rank load max/mean (default: from the balancing method)");
+  cmd.add_option("--headroom", f.headroom, "fraction of HBM kept free (default 0.05)");
+}
+
+Result<double> ParseScaled(const std::string& text, const std::string& what) {
+  if (text.empty()) return InvalidInput(what + ": empty value (e.g. 16M, 1GiB, 4096)");
+  size_t pos = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &pos);
+  } catch (...) {
+    return InvalidInput(what + ": '" + text + "' is not a number (e.g. 16M, 1GiB, 4096)");
+  }
+  const std::string suffix = text.substr(pos);
+  double k = 1;
+  if (suffix.empty() || suffix == "B") k = 1;
+  else if (suffix == "k" || suffix == "K" || suffix == "KB") k = 1e3;
+  else if (suffix == "M" || suffix == "MB") k = 1e6;
+  else if (suffix == "G" || suffix == "GB") k = 1e9;
+  else if (suffix == "T" || suffix == "TB") k = 1e12;
+  else if (suffix == "KiB") k = 1024.0;
+  else if (suffix == "MiB") k = 1024.0 * 1024;
+  else if (suffix == "GiB") k = 1024.0 * 1024 * 1024;
+  else if (suffix == "TiB") k = 1024.0 * 1024 * 1024 * 1024;
+  else {
+    return InvalidInput(what + ": unknown suffix '" + suffix + "' in '" + text +
+                        "' (use k, M, G, T, KiB, MiB, GiB, TiB)");
+  }
+  v *= k;
+  if (!std::isfinite(v) || v <= 0) {
+    return InvalidInput(what + ": '" + text + "' must be a positive finite number");
+  }
+  return v;
+}
+
+Result<JobSpec> BuildJob(const JobFlags& f) {
+  JobSpec job;
+  if (!f.job_file.empty()) {
+    OCCAM_ASSIGN_OR_RETURN(std::string text, ReadInputFile(f.job_file));
+    OCCAM_ASSIGN_OR_RETURN(job, ParseJob(text, f.job_file));
+  }
+  if (f.seq_len != 0) job.seq_len = f.seq_len;
+  if (f.global_batch_seqs != 0 && !f.global_batch_tokens.empty()) {
+    return InvalidInput(
+        "--global-batch-seqs and --global-batch-tokens both given; use one of them");
+  }
+  if (f.global_batch_seqs != 0) job.global_batch_seqs = f.global_batch_seqs;
+  if (!f.global_batch_tokens.empty()) {
+    OCCAM_ASSIGN_OR_RETURN(double tokens, ParseScaled(f.global_batch_tokens,
+                                                      "--global-batch-tokens"));
+    if (job.seq_len <= 0) return InvalidInput("--seq-len must be > 0");
+    job.global_batch_seqs = static_cast<int64_t>(std::llround(tokens / job.seq_len));
+    if (job.global_batch_seqs < 1) {
+      return InvalidInput("--global-batch-tokens " + f.global_batch_tokens +
+                          " is less than one sequence of " + std::to_string(job.seq_len));
+    }
+  }
+  if (!f.precision.empty()) {
+    auto p = ParsePrecisionName(f.precision);
+    if (!p) return InvalidInput("--precision: '" + f.precision + "' is not bf16 or fp8");
+    job.precision = *p;
+  }
+  if (!f.balance.empty()) {
+    auto b = ParseBalanceMethodName(f.balance);
+    if (!b) {
+      return InvalidInput("--balance: '" + f.balance +
+                          "' is not one of aux-free, aux-loss, global-aux-loss, seq-aux, none");
+    }
+    job.balance = *b;
+  }
+  if (f.moe_imbalance != 0) job.moe_imbalance = f.moe_imbalance;
+  if (f.headroom >= 0) job.memory_headroom = f.headroom;
+  OCCAM_RETURN_IF_ERROR(ValidateJob(job, "job"));
+  return job;
+}
+
+int Fail(const Status& status) {
+  std::fprintf(stderr, "occam: error: %s\n", status.message().c_str());
+  return status.code() == StatusCode::kInternal ? 1 : 2;
+}
+
+}  // namespace occam::cli

@@ -1,0 +1,50 @@
+// Shared shell helpers: reading files with size limits, resolving --model and
+// --cluster (catalog name or file path), the job flags, and turning a Status
+// into a message and an exit code.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "occam/spec.h"
+#include "occam/status.h"
+
+namespace occam::cli {
+
+// Input files larger than this are rejected before parsing (a 100 MB config
+// is a mistake, not a model).
+constexpr int64_t kMaxInputBytes = 64ll << 20;
+
+// Reads a whole file; errors name the file and suggest a fix.
+Result<std::string> ReadInputFile(const std::string& path);
+
+// --model: a catalog name ("deepseek-v3") or a path to a config file.
+Result<ModelSpec> LoadModel(const std::string& arg);
+// --cluster: a template name ("h800") sized to `chips`, or a cluster file
+// (then `chips`, when > 0, must not exceed the file's num_chips).
+Result<ClusterSpec> LoadCluster(const std::string& arg, int64_t chips);
+
+// Job flags shared by estimate, simulate, plan and sweep.
+struct JobFlags {
+  std::string job_file;
+  int64_t seq_len = 0;
+  int64_t global_batch_seqs = 0;
+  std::string global_batch_tokens;  // "16M", "15.7M", "4194304"
+  std::string precision;
+  std::string balance;
+  double moe_imbalance = 0;
+  double headroom = -1;
+};
+void AddJobFlags(CLI::App& cmd, JobFlags& flags);
+Result<JobSpec> BuildJob(const JobFlags& flags);
+
+// Parses "16M", "1.5G", "512MiB", "1GiB", "4096" into a count.
+Result<double> ParseScaled(const std::string& text, const std::string& what);
+
+// Prints "occam: error: <message>" to stderr; returns 2 for input errors,
+// 1 for internal ones.
+int Fail(const Status& status);
+
+}  // namespace occam::cli

@@ -1,0 +1,82 @@
+// Collective communication costs on multi-tier clusters (part of the cost
+// layer). Sources of every formula: doc/cost-model.md § Collectives.
+//
+// Ranks are numbered 0..num_chips-1; a tier-i unit is a block of
+// tiers[i].size consecutive ranks (TPU tori: x fastest, then y, then z).
+// Every parallel-axis group is an arithmetic progression of ranks, so a group
+// is (size, stride); all groups of one axis run concurrently.
+#pragma once
+
+#include <array>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "occam/spec.h"
+#include "occam/units.h"
+
+namespace occam {
+
+enum class CollectiveOp { kAllReduce, kReduceScatter, kAllGather, kAllToAll, kBroadcast, kSendRecv };
+
+std::string_view CollectiveOpName(CollectiveOp op);  // "all-reduce", ...
+
+enum class CollectiveAlgorithm {
+  kNone,          // group of one: nothing to do
+  kRing,
+  kTree,          // double binary tree
+  kNvls,          // NVLink SHARP in-switch reduction
+  kHierarchical,  // reduce-scatter inside, all-reduce across, all-gather inside
+  kTorus,         // per-dimension bidirectional rings on a torus (one or more axes)
+  kDirect,        // pairwise / mesh (all-to-all, MI300X mesh, send/recv)
+};
+
+std::string_view CollectiveAlgorithmName(CollectiveAlgorithm a);
+
+struct RankGroup {
+  int64_t size = 1;
+  int64_t stride = 1;
+};
+
+struct CollectiveOptions {
+  // All-to-all: max/mean receive load over ranks (1 = uniform).
+  double imbalance = 1.0;
+  // All-to-all: node-limited routing, each token goes to at most this many
+  // fast-domain units (0 = unlimited; DeepSeek-V3: 4). `top_k` is needed with it.
+  int64_t max_units_per_token = 0;
+  int64_t top_k = 0;
+  // Restrict the choice (kNone = pick the fastest applicable, as NCCL/XLA would).
+  CollectiveAlgorithm force = CollectiveAlgorithm::kNone;
+};
+
+struct CollectiveCost {
+  Seconds time;
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::kNone;
+  int limiting_tier = -1;  // index into cluster.tiers, -1 for none
+  // nccl-tests conventions: algbw = bytes / time; busbw = algbw * factor(op, n).
+  BytesPerSecond algbw;
+  BytesPerSecond busbw;
+};
+
+// `bytes` follows nccl-tests' "size": the all-reduce buffer, the all-gather
+// output, the reduce-scatter input, the per-rank all-to-all send buffer, the
+// broadcast / send buffer. Cost of one call when every group of this shape
+// runs at once. Must stay allocation-free: the planner calls it millions of
+// times.
+CollectiveCost EstimateCollective(const ClusterSpec& cluster, CollectiveOp op, Bytes bytes,
+                                  RankGroup group, const CollectiveOptions& options = {});
+
+// Where a group sits: how many of its members share one tier-i unit, per tier.
+std::vector<int64_t> MembersPerTier(const ClusterSpec& cluster, RankGroup group);
+
+// Placement: the group of each parallel axis when the axes are laid onto the
+// ranks in `order` (innermost first). Axes absent from `order` get size 1.
+struct AxisGroups {
+  RankGroup tp, cp, ep, dp, pp;
+  RankGroup edp;  // expert-data-parallel group (dp*cp / ep ranks holding the same experts)
+};
+AxisGroups PlaceAxes(const PlanSpec& plan, const std::vector<Axis>& order);
+// The default order (tp, ep/cp, dp, pp) for this plan; see doc/cost-model.md.
+std::vector<Axis> DefaultAxisOrder(const PlanSpec& plan);
+
+}  // namespace occam

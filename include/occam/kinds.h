@@ -1,0 +1,48 @@
+// Small vocabulary enums shared by several layers (spec, sim, search). They
+// live in core so that `sim` can use them without knowing about models.
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+namespace occam {
+
+// Pipeline schedules. CLI names in ScheduleName(); see doc/cost-model.md.
+enum class Schedule {
+  kNone,         // no pipeline parallelism (pp = 1)
+  kGpipe,        // all-forward-all-backward; CLI "gpipe", alias "afab"
+  k1F1B,         // one-forward-one-backward (PipeDream-Flush / Megatron)
+  kInterleaved,  // interleaved 1F1B with v virtual stages per device
+  kZbH1,         // zero bubble ZB-H1 (backward split into B and W)
+  kZbV,          // zero bubble ZB-V (two chunks per device in a V shape)
+  kDualPipe,     // DeepSeek DualPipe (two directions, two parameter copies)
+  kDualPipeV,    // DualPipeV (cut-in-half DualPipe, one parameter copy)
+};
+
+// MoE load-balancing method of the training job.
+enum class BalanceMethod {
+  kAuxFree,        // DeepSeek-V3 selection-only bias, sign update (arXiv:2408.15664)
+  kAuxLoss,        // micro-batch auxiliary loss (GShard/Switch style)
+  kGlobalAuxLoss,  // auxiliary loss over the whole global batch (arXiv:2501.11873)
+  kSeqAux,         // sequence-wise auxiliary loss (DeepSeek-V3 Eq. 17)
+  kNone,           // no balancing
+};
+
+enum class Recompute { kNone, kSelective, kFull };
+
+enum class Precision { kBf16, kFp8 };
+
+std::string_view ScheduleName(Schedule s);
+std::optional<Schedule> ParseScheduleName(std::string_view name);
+std::string_view BalanceMethodName(BalanceMethod m);
+std::optional<BalanceMethod> ParseBalanceMethodName(std::string_view name);
+std::string_view RecomputeName(Recompute r);
+std::optional<Recompute> ParseRecomputeName(std::string_view name);
+std::string_view PrecisionName(Precision p);
+std::optional<Precision> ParsePrecisionName(std::string_view name);
+
+// True when the schedule starts a backward pass before every micro-batch has
+// finished its forward pass (everything except GPipe/AFAB and kNone).
+bool ScheduleInterleavesBackward(Schedule s);
+
+}  // namespace occam

@@ -1,0 +1,27 @@
+// Rendering of results for people (aligned text tables) and machines (one
+// JSON object per command, schemas in doc/json-output.md; CSV for sweeps;
+// Chrome/Perfetto trace JSON). Pure functions from results to strings: the
+// shells do the printing and file writing.
+#pragma once
+
+#include <string>
+
+#include "occam/collective.h"
+#include "occam/search.h"
+#include "occam/simulate.h"
+#include "occam/spec.h"
+#include "occam/step.h"
+
+namespace occam {
+
+// occam estimate
+std::string EstimateText(const Estimate& e, const ModelSpec& model, const ClusterSpec& cluster,
+                         const JobSpec& job);
+std::string EstimateJson(const Estimate& e, const ModelSpec& model, const ClusterSpec& cluster,
+                         const JobSpec& job);
+
+// Human-readable sizes and rates ("1.23 GB", "452 ms").
+std::string FormatBytes(Bytes b);
+std::string FormatSeconds(Seconds s);
+
+}  // namespace occam

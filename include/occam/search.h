@@ -1,0 +1,53 @@
+// The planner: enumerate layouts, prune what cannot divide or fit, evaluate
+// in parallel, rank by throughput, and name the simplest layout within a
+// threshold of the best and whether pipeline parallelism is needed.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "occam/spec.h"
+#include "occam/status.h"
+#include "occam/step.h"
+
+namespace occam {
+
+struct SearchOptions {
+  int64_t top = 10;                   // layouts kept in `top`
+  double simplicity_threshold = 0.03; // simplest layout within this of the best step time
+  std::string fix;                    // plan fields fixed by the user ("ep=64,pp=16")
+  int64_t max_tp = 0;                 // 0 = no limit
+  bool no_pp = false;
+  int threads = 0;                    // 0 = hardware concurrency
+};
+
+struct LayoutResult {
+  PlanSpec plan;
+  Seconds step_time;
+  double mfu = 0;
+  Bytes memory_per_chip;
+  int complexity = 0;  // see doc/search.md
+  std::string bottleneck;
+};
+
+struct SearchResult {
+  int64_t layouts_evaluated = 0;
+  int64_t layouts_feasible = 0;
+  std::optional<LayoutResult> best;
+  std::optional<LayoutResult> simplest;
+  std::optional<LayoutResult> best_without_pp;
+  std::optional<LayoutResult> best_with_pp;
+  bool pp_needed = false;
+  std::string pp_verdict;
+  std::vector<LayoutResult> top;
+};
+
+Result<SearchResult> SearchLayouts(const ModelSpec& model, const ClusterSpec& cluster,
+                                   const JobSpec& job, const SearchOptions& options);
+
+// The complexity score of a layout (documented in doc/search.md).
+int LayoutComplexity(const PlanSpec& plan, const ClusterSpec& cluster);
+
+}  // namespace occam

@@ -1,0 +1,219 @@
+// The inputs of every occam question: a model, a cluster (chip + network
+// tiers), a training job and a parallel layout (plan). Plain value structs
+// with documented defaults; parsers and the built-in catalog live in
+// src/spec/. Every parser is strict: unknown keys in occam's own formats,
+// missing or mistyped fields and impossible values are InvalidInput errors
+// whose message names the file and key path and gives a hint.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "occam/kinds.h"
+#include "occam/status.h"
+#include "occam/units.h"
+
+namespace occam {
+
+// ---------------------------------------------------------------- model ---
+
+enum class AttentionKind {
+  kGqa,  // multi-head / grouped-query / multi-query (num_kv_heads <= num_heads)
+  kMla,  // DeepSeek multi-head latent attention (arXiv:2405.04434 §2.1)
+};
+
+// Multi-head latent attention dimensions (DeepSeek-V2/V3 config names).
+struct MlaDims {
+  int64_t q_lora_rank = 0;  // 0: queries are not compressed (V2-Lite)
+  int64_t kv_lora_rank = 0;
+  int64_t qk_nope_head_dim = 0;
+  int64_t qk_rope_head_dim = 0;
+  int64_t v_head_dim = 0;
+};
+
+struct AttentionSpec {
+  AttentionKind kind = AttentionKind::kGqa;
+  int64_t num_heads = 0;
+  int64_t num_kv_heads = 0;  // == num_heads for MHA, 1 for MQA
+  int64_t head_dim = 0;      // q/k/v head dim for kGqa
+  MlaDims mla;               // only for kMla
+  bool qkv_bias = false;
+  bool out_bias = false;
+  // Sliding-window attention: window in tokens (0 = none) and the fraction of
+  // layers that use it (Gemma 3: 5 of 6, gpt-oss: 1 of 2).
+  int64_t sliding_window = 0;
+  double sliding_fraction = 0.0;
+};
+
+struct MoeSpec {
+  int64_t num_experts = 0;         // routed experts per MoE layer
+  int64_t top_k = 0;               // routed experts per token
+  int64_t num_shared_experts = 0;  // always-active experts (DeepSeek)
+  int64_t expert_ffn = 0;          // intermediate size of one routed expert
+  int64_t shared_expert_ffn = 0;   // intermediate size of one shared expert
+  int64_t first_k_dense = 0;       // leading layers with a dense MLP instead
+  int64_t layer_freq = 1;          // every layer_freq-th layer (after the dense ones) is MoE
+  int64_t num_groups = 1;          // expert groups for group-limited routing
+  int64_t topk_groups = 1;         // groups a token may use (DeepSeek-V3: 4 of 8)
+  bool router_bias = false;        // gpt-oss router has a bias
+  bool expert_bias = false;        // expert MLPs have biases (gpt-oss)
+};
+
+enum class NormKind { kRmsNorm, kLayerNorm };
+
+struct ModelSpec {
+  std::string name;        // catalog name or file stem
+  std::string model_type;  // HF model_type ("llama", "deepseek_v3", ...) or "occam"
+  int64_t num_layers = 0;  // transformer blocks (excluding MTP modules)
+  int64_t hidden = 0;
+  int64_t vocab = 0;
+  AttentionSpec attention;
+  int64_t ffn_hidden = 0;  // dense MLP intermediate size
+  bool gated_mlp = true;   // SwiGLU/GeGLU (3 matrices) vs GeLU MLP (2 matrices)
+  bool mlp_bias = false;
+  std::optional<MoeSpec> moe;
+  bool tied_embeddings = false;
+  int64_t learned_positions = 0;  // GPT-2 position table rows (0 = RoPE)
+  int64_t mtp_layers = 0;         // DeepSeek multi-token-prediction modules
+  NormKind norm = NormKind::kRmsNorm;
+};
+
+// ----------------------------------------------------------------- chip ---
+
+struct ChipSpec {
+  std::string key;   // catalog key ("h100", "tpu-v5p", ...)
+  std::string name;  // human name
+  bool is_tpu = false;
+  FlopsPerSecond peak_bf16;  // dense
+  FlopsPerSecond peak_fp8;   // dense; == peak_bf16 when the chip has no FP8 speed-up
+  Bytes hbm;                 // usable capacity
+  BytesPerSecond hbm_bandwidth;
+  // Calibration (data/calibration.yaml, each value with its source): the
+  // largest fraction of peak a large GEMM reaches, and the token count per
+  // GEMM at which half of that plateau is reached.
+  double gemm_efficiency = 0.8;
+  double gemm_half_tokens = 256;
+};
+
+// -------------------------------------------------------------- cluster ---
+
+enum class TierKind {
+  kSwitch,   // switched crossbar (NVLink + NVSwitch, NVL72): full rate to any peer
+  kMesh,     // fully connected point-to-point (AMD Infinity Fabric): one link per pair
+  kTorus,    // TPU ICI torus (dims, per-axis wraparound)
+  kFatTree,  // scale-out InfiniBand / RoCE / EFA, rail optimized
+  kDcn,      // data-center network between TPU slices
+};
+
+// One level of the network, innermost first. A tier-i "unit" holds `size`
+// chips (cumulative: node = 8, pod = 1024, ...); bandwidth is per chip, one
+// direction, as a ring step or a NIC can push it.
+struct TierSpec {
+  std::string name;  // "nvlink", "ib", "ici", "dcn", ...
+  TierKind kind = TierKind::kSwitch;
+  int64_t size = 1;
+  BytesPerSecond bandwidth;  // per chip, unidirectional
+  Seconds latency;           // per hop / ring step (alpha)
+  // Torus only: extent of each axis inside one unit (product == size) and
+  // whether each axis wraps around.
+  std::vector<int64_t> torus_dims;
+  std::vector<bool> torus_wrap;
+  bool in_network_reduction = false;  // NVLink SHARP / IB SHARP
+  double oversubscription = 1.0;      // traffic leaving this tier is slowed by this factor
+  // Calibration: achievable fraction of `bandwidth` for large messages, and
+  // the message size at which half of that plateau is reached.
+  double efficiency = 0.8;
+  Bytes half_bandwidth_bytes = Bytes(16e6);
+};
+
+struct ClusterSpec {
+  std::string name;
+  ChipSpec chip;
+  int64_t num_chips = 0;
+  std::vector<TierSpec> tiers;  // innermost first; last tier's size >= num_chips
+};
+
+// ------------------------------------------------------------------ job ---
+
+struct JobSpec {
+  int64_t seq_len = 4096;
+  int64_t global_batch_seqs = 0;  // sequences per optimizer step
+  Precision precision = Precision::kBf16;
+  BalanceMethod balance = BalanceMethod::kAuxFree;
+  // Expert-parallel rank load max/mean (lambda). 0 = derive from `balance`.
+  double moe_imbalance = 0.0;
+  // Token-dropping capacity factor (0 = dropless).
+  double capacity_factor = 0.0;
+  // Fraction of HBM kept free (allocator fragmentation, workspace).
+  double memory_headroom = 0.05;
+  int64_t global_batch_tokens() const { return seq_len * global_batch_seqs; }
+};
+
+// ----------------------------------------------------------------- plan ---
+
+enum class Axis { kTp, kCp, kEp, kDp, kPp };
+
+// A parallel layout. String form (ParsePlan/FormatPlan):
+//   "tp=1,pp=16,ep=64,dp=128,zero=1,mbs=1,recompute=none,schedule=1f1b"
+// Expert parallelism folds into the other axes as in Megatron-Core: ep divides
+// dp*cp (experts sharded over a sub-group), so tp*cp*pp*dp == chips.
+struct PlanSpec {
+  int64_t tp = 1;
+  int64_t cp = 1;
+  int64_t pp = 1;
+  int64_t vpp = 1;  // virtual stages per pipeline rank (interleaved, zbv, dualpipev: 2)
+  int64_t dp = 1;
+  int64_t ep = 1;
+  int64_t etp = 1;      // tensor parallel inside each expert (Megatron expert-tp)
+  int zero = 1;         // 0: replicated, 1: optimizer, 2: +grads, 3: +weights (FSDP)
+  int64_t hsdp = 0;     // >0: shard weights/optimizer over this many dp ranks, replicate across
+  int64_t mbs = 1;      // micro-batch size in sequences
+  Recompute recompute = Recompute::kNone;
+  Schedule schedule = Schedule::kNone;
+  bool sp = true;       // sequence parallel alongside tp
+  // Axis placement onto the tiers, innermost first. Empty = default rule
+  // (tp, ep/cp, dp, pp: see doc/cost-model.md).
+  std::vector<Axis> order;
+  // Explicit layers per pipeline stage (size pp*vpp); empty = default split.
+  std::vector<int64_t> stage_layers;
+
+  int64_t chips() const { return tp * cp * pp * dp; }
+};
+
+// --------------------------------------------------------------- parsing ---
+
+// Plan strings. Errors name the plan field: "plan field 'tp': ...".
+Result<PlanSpec> ParsePlan(std::string_view text);
+std::string FormatPlan(const PlanSpec& plan);
+
+// Models: `text` is a Hugging Face config.json, a DeepSeek inference config
+// or occam's own YAML/JSON model format; `origin` names it in messages.
+Result<ModelSpec> ParseModel(std::string_view text, std::string_view origin);
+// Clusters in occam's YAML/JSON cluster format.
+Result<ClusterSpec> ParseCluster(std::string_view text, std::string_view origin);
+// Jobs in occam's YAML/JSON job format.
+Result<JobSpec> ParseJob(std::string_view text, std::string_view origin);
+
+// The built-in catalog (compiled in from data/).
+std::vector<std::string> CatalogModelNames();
+Result<ModelSpec> CatalogModel(std::string_view name);
+std::vector<std::string> CatalogChipKeys();
+Result<ChipSpec> CatalogChip(std::string_view key);
+std::vector<std::string> CatalogClusterNames();
+// Builds a cluster from a template ("h100", "gb200", "tpu-v5p", ...) sized to
+// `chips` (TPU slices get a torus shape; GPU clusters get nodes/racks + fabric).
+Result<ClusterSpec> CatalogCluster(std::string_view name, int64_t chips);
+
+// Checks a plan against a model, cluster and job (divisibility, sizes).
+// Messages name the plan field ("plan field 'ep': 256 experts are not
+// divisible by ep=48").
+Status ValidatePlan(const ModelSpec& model, const ClusterSpec& cluster, const JobSpec& job,
+                    const PlanSpec& plan);
+Status ValidateModel(const ModelSpec& model, std::string_view origin);
+Status ValidateCluster(const ClusterSpec& cluster, std::string_view origin);
+Status ValidateJob(const JobSpec& job, std::string_view origin);
+
+}  // namespace occam

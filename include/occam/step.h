@@ -1,0 +1,93 @@
+// One layout's step estimate: assembles the cost layer's per-stage times,
+// sizes and collectives, plays the pipeline through the simulator, and
+// returns step time, MFU, memory, breakdown and bottleneck.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "occam/spec.h"
+#include "occam/status.h"
+#include "occam/units.h"
+
+namespace occam {
+
+struct MemoryBreakdown {
+  Bytes weights;
+  Bytes grads;
+  Bytes optimizer;
+  Bytes activations;
+  Bytes other;  // communication buffers, workspace, MoE capacity headroom
+  Bytes total() const { return weights + grads + optimizer + activations + other; }
+};
+
+// One line of the time breakdown.
+struct TimeItem {
+  std::string what;  // "compute", "dp reduce-scatter", "pipeline bubble", ...
+  std::string axis;  // "tp", "cp", "ep", "dp", "pp", "" for compute/bubble
+  std::string tier;  // tier name the collective is limited by, "" otherwise
+  Seconds total;     // time the work takes
+  Seconds exposed;   // part of it on the critical path
+};
+
+struct Estimate {
+  PlanSpec plan;
+  Seconds step_time;
+  double tokens_per_s = 0;
+  double tokens_per_s_per_chip = 0;
+  FlopsPerSecond model_flops_per_chip;  // achieved model FLOP/s per chip
+  double mfu = 0;  // model FLOPs / (step time * chips * peak)
+  double hfu = 0;  // hardware FLOPs (with recompute) / same
+  Flops model_flops_per_token;
+  int64_t params_total = 0;
+  int64_t params_active = 0;
+  MemoryBreakdown memory;  // per chip, on the most loaded device
+  Bytes memory_capacity;   // usable HBM after headroom
+  bool fits = false;
+  Seconds bubble;
+  std::vector<TimeItem> breakdown;
+  std::string bottleneck;                // one sentence
+  std::vector<std::string> assumptions;  // defaults filled in, policies applied
+};
+
+// The numbers the planner ranks by; computed by the same arithmetic as
+// Estimate, without building strings.
+struct QuickEstimate {
+  Seconds step_time;
+  double mfu = 0;
+  Bytes memory_total;
+  bool fits = false;
+};
+
+// Precomputes what does not depend on the plan (per-layer shapes, FLOPs,
+// parameter counts), so evaluating a plan is cheap arithmetic.
+class StepModel {
+ public:
+  static Result<StepModel> Create(const ModelSpec& model, const ClusterSpec& cluster,
+                                  const JobSpec& job);
+  StepModel(StepModel&&) noexcept;
+  StepModel& operator=(StepModel&&) noexcept;
+  ~StepModel();
+
+  // Full estimate with breakdown. Validates the plan first.
+  Result<Estimate> Evaluate(const PlanSpec& plan) const;
+  // Fast path for the planner. REQUIRES: ValidatePlan(...) ok for `plan`.
+  QuickEstimate EvaluateQuick(const PlanSpec& plan) const;
+
+  const ModelSpec& model() const;
+  const ClusterSpec& cluster() const;
+  const JobSpec& job() const;
+
+  struct Impl;
+
+ private:
+  explicit StepModel(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// Convenience: Create + Evaluate.
+Result<Estimate> EstimateStep(const ModelSpec& model, const ClusterSpec& cluster,
+                              const JobSpec& job, const PlanSpec& plan);
+
+}  // namespace occam

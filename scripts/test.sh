@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Sets up, builds and runs every test: the release build, then the same suite
+# under AddressSanitizer + UndefinedBehaviorSanitizer, then a format check.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh build
+ctest --test-dir build --output-on-failure -j"$(nproc)"
+
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DOCCAM_SANITIZE=ON -DOCCAM_BUILD_BENCH=OFF \
+  > /dev/null
+cmake --build build-asan -j"$(nproc)"
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  ctest --test-dir build-asan --output-on-failure -j"$(nproc)"
+
+if command -v clang-format > /dev/null; then
+  files=$(git ls-files '*.h' '*.cc' 2>/dev/null || true)
+  if [[ -n "$files" ]]; then
+    clang-format --dry-run --Werror $files
+  fi
+fi
+echo "all tests passed"

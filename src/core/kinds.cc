@@ -1,0 +1,74 @@
+#include "occam/kinds.h"
+
+#include <array>
+#include <utility>
+
+namespace occam {
+namespace {
+
+template <class E, size_t N>
+std::optional<E> Lookup(const std::array<std::pair<std::string_view, E>, N>& table,
+                        std::string_view name) {
+  for (const auto& [n, e] : table) {
+    if (n == name) return e;
+  }
+  return std::nullopt;
+}
+
+template <class E, size_t N>
+std::string_view NameOf(const std::array<std::pair<std::string_view, E>, N>& table, E e) {
+  for (const auto& [n, v] : table) {
+    if (v == e) return n;
+  }
+  return "?";
+}
+
+constexpr std::array<std::pair<std::string_view, Schedule>, 9> kSchedules = {{
+    {"none", Schedule::kNone},
+    {"gpipe", Schedule::kGpipe},
+    {"afab", Schedule::kGpipe},
+    {"1f1b", Schedule::k1F1B},
+    {"interleaved", Schedule::kInterleaved},
+    {"zb-h1", Schedule::kZbH1},
+    {"zbv", Schedule::kZbV},
+    {"dualpipe", Schedule::kDualPipe},
+    {"dualpipev", Schedule::kDualPipeV},
+}};
+
+constexpr std::array<std::pair<std::string_view, BalanceMethod>, 5> kBalance = {{
+    {"aux-free", BalanceMethod::kAuxFree},
+    {"aux-loss", BalanceMethod::kAuxLoss},
+    {"global-aux-loss", BalanceMethod::kGlobalAuxLoss},
+    {"seq-aux", BalanceMethod::kSeqAux},
+    {"none", BalanceMethod::kNone},
+}};
+
+constexpr std::array<std::pair<std::string_view, Recompute>, 3> kRecompute = {{
+    {"none", Recompute::kNone},
+    {"selective", Recompute::kSelective},
+    {"full", Recompute::kFull},
+}};
+
+constexpr std::array<std::pair<std::string_view, Precision>, 2> kPrecision = {{
+    {"bf16", Precision::kBf16},
+    {"fp8", Precision::kFp8},
+}};
+
+}  // namespace
+
+std::string_view ScheduleName(Schedule s) { return NameOf(kSchedules, s); }
+std::optional<Schedule> ParseScheduleName(std::string_view n) { return Lookup(kSchedules, n); }
+std::string_view BalanceMethodName(BalanceMethod m) { return NameOf(kBalance, m); }
+std::optional<BalanceMethod> ParseBalanceMethodName(std::string_view n) {
+  return Lookup(kBalance, n);
+}
+std::string_view RecomputeName(Recompute r) { return NameOf(kRecompute, r); }
+std::optional<Recompute> ParseRecomputeName(std::string_view n) { return Lookup(kRecompute, n); }
+std::string_view PrecisionName(Precision p) { return NameOf(kPrecision, p); }
+std::optional<Precision> ParsePrecisionName(std::string_view n) { return Lookup(kPrecision, n); }
+
+bool ScheduleInterleavesBackward(Schedule s) {
+  return s != Schedule::kGpipe && s != Schedule::kNone;
+}
+
+}  // namespace occam

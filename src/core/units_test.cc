@@ -1,0 +1,35 @@
+#include "occam/units.h"
+
+#include <gtest/gtest.h>
+
+namespace occam {
+namespace {
+
+TEST(Units, BytesOverBandwidthIsSeconds) {
+  const Seconds t = GB(100) / GBps(50);
+  EXPECT_DOUBLE_EQ(t.value(), 2.0);
+}
+
+TEST(Units, FlopsOverRateIsSeconds) {
+  const Seconds t = Flops(989.4e12) / TFlops(989.4);
+  EXPECT_DOUBLE_EQ(t.value(), 1.0);
+}
+
+TEST(Units, RatioOfLikeQuantitiesIsPlainNumber) {
+  const double r = GiB(1) / Bytes(1024.0 * 1024.0 * 1024.0);
+  EXPECT_DOUBLE_EQ(r, 1.0);
+}
+
+TEST(Units, RateTimesTimeIsAmount) {
+  EXPECT_DOUBLE_EQ((GBps(2) * Seconds(3)).value(), 6e9);
+  EXPECT_DOUBLE_EQ((Flops(6e12) / Seconds(2)).value(), 3e12);
+}
+
+TEST(Units, MinMaxAndOrdering) {
+  EXPECT_EQ(Max(Seconds(1), Seconds(2)), Seconds(2));
+  EXPECT_EQ(Min(Seconds(1), Seconds(2)), Seconds(1));
+  EXPECT_LT(Microseconds(1), Milliseconds(1));
+}
+
+}  // namespace
+}  // namespace occam

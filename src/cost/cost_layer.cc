@@ -1,0 +1,1 @@
+// The cost layer: see include/occam/cost.h and include/occam/collective.h.

@@ -1,0 +1,1 @@
+// The search layer: see include/occam/search.h.

@@ -1,0 +1,1 @@
+// The simulation layer: see include/occam/simulate.h.

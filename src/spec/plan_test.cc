@@ -1,0 +1,60 @@
+#include <gtest/gtest.h>
+
+#include "occam/spec.h"
+
+namespace occam {
+namespace {
+
+TEST(Plan, ParsesTheDeepSeekV3Layout) {
+  auto plan = ParsePlan("tp=1,pp=16,ep=64,dp=128,zero=1,mbs=1,recompute=none,schedule=1f1b");
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_EQ(plan->tp, 1);
+  EXPECT_EQ(plan->pp, 16);
+  EXPECT_EQ(plan->ep, 64);
+  EXPECT_EQ(plan->dp, 128);
+  EXPECT_EQ(plan->zero, 1);
+  EXPECT_EQ(plan->schedule, Schedule::k1F1B);
+  EXPECT_EQ(plan->chips(), 1 * 16 * 128);
+}
+
+TEST(Plan, FormatRoundTrips) {
+  const char* text =
+      "tp=8,cp=2,pp=4,vpp=2,dp=16,ep=8,zero=3,mbs=2,recompute=selective,schedule=interleaved,"
+      "order=tp/cp/ep/dp/pp,stages=3/4/4/4/4/4/4/3";
+  auto plan = ParsePlan(text);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_EQ(FormatPlan(*plan), text);
+}
+
+TEST(Plan, DefaultScheduleFollowsPp) {
+  EXPECT_EQ(ParsePlan("tp=8,dp=4")->schedule, Schedule::kNone);
+  EXPECT_EQ(ParsePlan("pp=4,dp=4")->schedule, Schedule::k1F1B);
+}
+
+TEST(Plan, ErrorsNameTheField) {
+  struct Case {
+    const char* text;
+    const char* needle;
+  } cases[] = {
+      {"tp=0", "plan field 'tp'"},
+      {"tp=abc", "plan field 'tp'"},
+      {"zero=4", "plan field 'zero'"},
+      {"schedule=2f2b", "plan field 'schedule'"},
+      {"foo=1", "plan field 'foo'"},
+      {"tp=2,tp=4", "given twice"},
+      {"tp", "not key=value"},
+      {"tp=99999999999999999999", "too large"},
+      {"order=tp/xx", "plan field 'order'"},
+      {"", "empty"},
+  };
+  for (const auto& c : cases) {
+    auto plan = ParsePlan(c.text);
+    ASSERT_FALSE(plan.ok()) << c.text;
+    EXPECT_EQ(plan.status().code(), StatusCode::kInvalidInput);
+    EXPECT_NE(plan.status().message().find(c.needle), std::string::npos)
+        << c.text << " -> " << plan.status().message();
+  }
+}
+
+}  // namespace
+}  // namespace occam

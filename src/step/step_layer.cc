@@ -1,0 +1,1 @@
+// The step layer: see include/occam/step.h.
