@@ -20,6 +20,18 @@ std::string EstimateText(const Estimate& e, const ModelSpec& model, const Cluste
 std::string EstimateJson(const Estimate& e, const ModelSpec& model, const ClusterSpec& cluster,
                          const JobSpec& job);
 
+// ---- occam collective (section owned by the collectives work) ----
+
+// ---- occam simulate (section owned by the pipeline work) ----
+
+// ---- occam balance (section owned by the balance work) ----
+
+// ---- occam plan / sweep (section owned by the search work) ----
+
+// ---- occam validate (section owned by the validation work) ----
+
+// ---- occam list (section owned by the spec work) ----
+
 // Human-readable sizes and rates ("1.23 GB", "452 ms").
 std::string FormatBytes(Bytes b);
 std::string FormatSeconds(Seconds s);
