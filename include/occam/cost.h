@@ -1,19 +1,26 @@
 // The pieces of a step's cost for one model: exact parameter counts, FLOPs
 // per token, per-layer work and activation sizes, compute-time efficiency
-// and memory per chip. Symbol legend and sources: doc/cost-model.md.
+// and memory per chip. Symbol legend and sources: doc/cost-model.md §1-3.
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "occam/spec.h"
 #include "occam/units.h"
 
 namespace occam {
 
+// ------------------------------------------------------------ parameters ---
+
 // Exact parameter counts from the config.
 struct ParamCounts {
-  int64_t total = 0;   // every weight in the main model (embeddings, head, all experts), no MTP
-  int64_t active = 0;  // weights touched by one token (top-k + shared experts), no MTP
+  int64_t total = 0;  // every weight in the main model (embeddings, head, all experts), no MTP
+  // Weights whose matmuls one token runs through (attention, dense MLP, top-k
+  // + shared experts, router, norms, LM head), no MTP. The input embedding is
+  // a row lookup, not a matmul, and is not counted (the convention of the
+  // gpt-oss model card; DeepSeek-V3 and Kimi K2 figures agree with it).
+  int64_t active = 0;
   int64_t embedding = 0;  // input embedding (+ learned positions)
   int64_t lm_head = 0;    // 0 when tied
   int64_t mtp = 0;        // DeepSeek MTP modules (not in total; HF checkpoint = total + mtp)
@@ -24,5 +31,124 @@ ParamCounts CountParams(const ModelSpec& model);
 // Model FLOPs per token for one forward + backward pass (3x forward), causal
 // attention halved, no recompute. Includes the MTP modules' work when present.
 Flops ModelFlopsPerToken(const ModelSpec& model, int64_t seq_len);
+
+// ------------------------------------------------------- per-layer work ---
+
+// A group of matmuls of one block, per token of forward pass, before any
+// parallel split. Backward is 2x the FLOPs (input grad + weight grad).
+struct GemmWork {
+  double flops = 0;    // sum of 2*m*n*k over the group's matmuls, divided by tokens
+  double weights = 0;  // weight elements the group reads (one expert for kExperts)
+  double io = 0;       // activation elements read + written per token (k + n per matmul)
+};
+
+// Stored-activation sizes of one block per token, in bytes (16-bit tensors,
+// 1-byte masks), after Korthikanti et al. 2022 (arXiv:2205.05198 §4, Table 2).
+struct ActivationWork {
+  double tp_sharded = 0;       // tensors inside the tensor-parallel region (divided by tp)
+  double seq_region = 0;       // tensors outside it (divided by tp only with sequence parallel)
+  double replicated = 0;       // tensors every tp rank keeps whole (MLA latents)
+  double per_expert_copy = 0;  // per routed token copy (MoE dispatch input + expert MLP)
+  double attn_scores = 0;      // bytes per token per unit of sequence length (the 5as term / s)
+};
+
+// One transformer block kind (dense-MLP block or MoE block).
+struct BlockWork {
+  GemmWork attn_proj;  // q/k/v/o projections (MLA: down and up projections)
+  GemmWork attn_core;  // scores QK^T and context PV at the causal span
+  GemmWork mlp;        // dense MLP, or the shared experts of an MoE block
+  GemmWork router;
+  GemmWork expert;               // ONE routed expert per routed token copy; x top_k per token
+  double top_k = 0;              // routed copies per token (0 for a dense block)
+  double elementwise_bytes = 0;  // memory-bound ops per token, forward (norms, act, rope, adds)
+  ActivationWork act;
+  int64_t params_dense = 0;   // parameters of the block outside routed experts
+  int64_t params_expert = 0;  // routed experts of the block (all of them)
+  // Forward FLOPs per token of the whole block, all experts' share included.
+  double ForwardFlops() const;
+};
+
+// Options of the activation-memory model.
+struct ActivationOptions {
+  bool dropout = false;         // store dropout masks (GPT-2/-3 era; no current config uses it)
+  bool flash_attention = true;  // scores are recomputed in backward, not stored (Dao et al. 2022)
+};
+
+// Everything about the model that does not depend on the parallel layout.
+struct ModelWork {
+  int64_t num_layers = 0;
+  int64_t seq_len = 0;
+  int64_t hidden = 0;
+  int64_t vocab = 0;
+  BlockWork dense;                    // blocks with a dense MLP
+  BlockWork moe;                      // MoE blocks (all zero for dense models)
+  std::vector<int32_t> moe_prefix;    // moe_prefix[i] = MoE blocks among layers [0, i); size L+1
+  GemmWork head;                      // LM head matmul (h x V)
+  double head_elementwise_bytes = 0;  // final norm + cross-entropy over V logits, per token
+  double head_act_bytes = 0;          // logits kept for the loss backward, per token (/tp)
+  int64_t params_embedding = 0;
+  int64_t params_head = 0;  // LM head + final norm (tied: final norm only)
+  bool tied_embeddings = false;
+  // MTP modules (DeepSeek-V3 §2.2): each an eh_proj (2h -> h), two norms and
+  // one MoE block, plus a second pass through the shared LM head.
+  int64_t mtp_layers = 0;
+  GemmWork mtp_proj;
+  int64_t params_mtp_extra = 0;  // per module, outside its block (enorm, hnorm, eh_proj)
+  ParamCounts params;
+  int64_t MoeLayers(int64_t begin, int64_t end) const {
+    return moe_prefix[end] - moe_prefix[begin];
+  }
+};
+
+// REQUIRES: ValidateModel ok, seq_len > 0.
+ModelWork BuildModelWork(const ModelSpec& model, int64_t seq_len,
+                         const ActivationOptions& options = {});
+
+// Mean attended span per query token (causal: (s+1)/2; a sliding window w < s
+// limits it to w - w(w-1)/(2s)), averaged over full and sliding layers.
+double CausalSpan(const AttentionSpec& attention, int64_t seq_len);
+
+// ------------------------------------------------------------ compute ---
+
+// GEMM efficiency over the token dimension t of one matmul:
+//   eta(t) = chip.gemm_efficiency * t / (t + chip.gemm_half_tokens)
+double GemmEfficiency(const ChipSpec& chip, double tokens);
+
+// Roofline time of `flops` matmul work over `tokens` rows that reads/writes
+// `bytes`: max(flops / (peak * eta(tokens)), bytes / HBM bandwidth).
+// FP8 uses the chip's fp8 peak (== bf16 peak where it has no FP8 speed-up).
+Seconds GemmTime(const ChipSpec& chip, Precision precision, double flops, double tokens,
+                 double bytes);
+// Memory-bound op: bytes / HBM bandwidth.
+Seconds MemoryBoundTime(const ChipSpec& chip, double bytes);
+
+// ------------------------------------------------------------- memory ---
+
+// Bytes of training state per parameter under mixed-precision Adam with the
+// Megatron distributed-optimizer convention (Megatron-LM docs,
+// distrib_optimizer.md): 2 B bf16 weight, 4 B fp32 gradient, 12 B fp32
+// master weight + Adam m + v.
+struct StateBytesPerParam {
+  double weight = 2;
+  double grad = 4;
+  double optimizer = 12;
+};
+
+// Per-chip training-state bytes for `params` parameters held by a chip
+// (already divided by tp/ep/pp), sharded over `shard` data-parallel ranks
+// according to the ZeRO stage: 1 shards the optimizer, 2 also gradients,
+// 3 also weights.
+struct StateMemory {
+  Bytes weights, grads, optimizer;
+};
+StateMemory ShardedState(double params, int zero, double shard, const StateBytesPerParam& b = {});
+
+// Stored activations of one block for one micro-batch on one chip, bytes.
+// tokens = b*s/cp on this chip's sequence shard; `lambda` scales the routed
+// part for imbalance. Recompute: none stores everything; selective drops the
+// attention scores (attn_scores term); full keeps only the block input.
+double BlockActivationBytes(const BlockWork& block, const ModelWork& model, double tokens,
+                            double seq_len, int64_t tp, bool sp, Recompute recompute,
+                            double lambda);
 
 }  // namespace occam

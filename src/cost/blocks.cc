@@ -1,0 +1,167 @@
+// Exact per-token shapes of one transformer block (attention, MLP / MoE,
+// norms): parameters, matmul FLOPs (2*m*n*k, Kaplan et al. 2020
+// arXiv:2001.08361 §2.1), memory-bound bytes and stored activations
+// (Korthikanti et al. 2022 arXiv:2205.05198 §4.1, generalised per tensor).
+//
+// Symbols: h hidden, a heads, a_kv kv heads, d head dim, f MLP width, f_e
+// expert width, f_s shared-expert width, E experts, k top-k, s seq length.
+// All activation sizes are bytes per token with 16-bit tensors.
+#include "cost/blocks.h"
+
+namespace occam::cost_internal {
+namespace {
+
+constexpr double kAct = 2.0;  // bytes per 16-bit activation element
+
+// Adds one matmul [tokens x in] @ [in x out] (+ bias) to `g`; returns its params.
+int64_t AddMatmul(GemmWork& g, int64_t in, int64_t out, bool bias) {
+  g.flops += 2.0 * static_cast<double>(in) * static_cast<double>(out);
+  g.weights += static_cast<double>(in) * static_cast<double>(out);
+  g.io += static_cast<double>(in + out);
+  return in * out + (bias ? out : 0);
+}
+
+// Grouped-query attention (MHA/GQA/MQA): q, k, v, o projections.
+int64_t AddGqa(const ModelSpec& m, BlockWork& b) {
+  const AttentionSpec& at = m.attention;
+  const int64_t h = m.hidden, d = at.head_dim, a = at.num_heads, akv = at.num_kv_heads;
+  int64_t p = 0;
+  p += AddMatmul(b.attn_proj, h, a * d, at.qkv_bias);
+  p += AddMatmul(b.attn_proj, h, akv * d, at.qkv_bias);
+  p += AddMatmul(b.attn_proj, h, akv * d, at.qkv_bias);
+  p += AddMatmul(b.attn_proj, a * d, h, at.out_bias);
+  // Stored for backward: Q, K, V and the out-projection input (Korthikanti
+  // Table 1's "QK^T 4sbh, V 2sbh, out-proj 2sbh" with GQA widths).
+  b.act.tp_sharded += kAct * static_cast<double>(a * d + 2 * akv * d + a * d);
+  // Rope on q and k: read + write.
+  b.elementwise_bytes += 2.0 * kAct * static_cast<double>((a + akv) * d);
+  return p;
+}
+
+// Multi-head latent attention (DeepSeek-V2 arXiv:2405.04434 §2.1.2-2.1.3).
+int64_t AddMla(const ModelSpec& m, BlockWork& b) {
+  const AttentionSpec& at = m.attention;
+  const MlaDims& x = at.mla;
+  const int64_t h = m.hidden, a = at.num_heads;
+  const int64_t dqk = x.qk_nope_head_dim + x.qk_rope_head_dim;
+  int64_t p = 0;
+  if (x.q_lora_rank > 0) {
+    p += AddMatmul(b.attn_proj, h, x.q_lora_rank, at.qkv_bias);
+    p += NormParams(m, x.q_lora_rank);
+    p += AddMatmul(b.attn_proj, x.q_lora_rank, a * dqk, false);
+    // q latent: norm input and up-projection input, kept whole on every tp rank.
+    b.act.replicated += 2.0 * kAct * static_cast<double>(x.q_lora_rank);
+    b.elementwise_bytes += 2.0 * kAct * static_cast<double>(x.q_lora_rank);
+  } else {
+    p += AddMatmul(b.attn_proj, h, a * dqk, false);
+  }
+  p += AddMatmul(b.attn_proj, h, x.kv_lora_rank + x.qk_rope_head_dim, at.qkv_bias);
+  p += NormParams(m, x.kv_lora_rank);
+  p += AddMatmul(b.attn_proj, x.kv_lora_rank, a * (x.qk_nope_head_dim + x.v_head_dim), false);
+  p += AddMatmul(b.attn_proj, a * x.v_head_dim, h, at.out_bias);
+  b.act.replicated += kAct * static_cast<double>(2 * x.kv_lora_rank + x.qk_rope_head_dim);
+  b.act.tp_sharded += kAct * static_cast<double>(2 * a * dqk + 2 * a * x.v_head_dim);
+  b.elementwise_bytes += 2.0 * kAct * static_cast<double>(x.kv_lora_rank);
+  b.elementwise_bytes += 2.0 * kAct * static_cast<double>((a + 1) * x.qk_rope_head_dim);
+  return p;
+}
+
+// Score and context matmuls: per query, 2*span*d_qk + 2*span*d_v per head.
+void AddAttentionCore(const ModelSpec& m, double span, const ActivationOptions& o, BlockWork& b) {
+  const AttentionSpec& at = m.attention;
+  const bool mla = at.kind == AttentionKind::kMla;
+  const double dqk = mla ? at.mla.qk_nope_head_dim + at.mla.qk_rope_head_dim : at.head_dim;
+  const double dv = mla ? at.mla.v_head_dim : at.head_dim;
+  const double a = static_cast<double>(at.num_heads);
+  b.attn_core.flops = 2.0 * a * span * (dqk + dv);
+  b.attn_core.io = a * (2.0 * dqk + 2.0 * dv);  // q, k, v in; o out
+  if (o.flash_attention) {
+    b.act.tp_sharded += 4.0 * a;  // fp32 log-sum-exp per head (FlashAttention-2 §3.1)
+  } else {
+    // softmax output 2as (+ dropout mask as + dropout output 2as): Korthikanti Table 1.
+    b.act.attn_scores = a * (o.dropout ? 5.0 : 2.0);
+  }
+}
+
+// Dense MLP of width f: gated (SwiGLU: gate, up, down) or plain (fc1, fc2).
+int64_t AddMlp(const ModelSpec& m, int64_t f, bool bias, GemmWork& g, double* act, double* ew) {
+  const int64_t h = m.hidden;
+  int64_t p = 0;
+  if (m.gated_mlp) {
+    p += AddMatmul(g, h, f, bias);
+    p += AddMatmul(g, h, f, bias);
+    *act += kAct * 3.0 * static_cast<double>(f);  // gate out, up out, product
+    *ew += kAct * 3.0 * static_cast<double>(f);   // act(gate) * up: read 2f, write f
+  } else {
+    p += AddMatmul(g, h, f, bias);
+    *act += kAct * 2.0 * static_cast<double>(f);  // fc1 out, activation out
+    *ew += kAct * 2.0 * static_cast<double>(f);
+  }
+  p += AddMatmul(g, f, h, bias);
+  return p;
+}
+
+int64_t AddMoe(const ModelSpec& m, BlockWork& b) {
+  const MoeSpec& e = *m.moe;
+  const int64_t h = m.hidden;
+  int64_t p = 0;
+  for (int64_t i = 0; i < e.num_shared_experts; ++i) {
+    p += AddMlp(m, e.shared_expert_ffn, false, b.mlp, &b.act.tp_sharded, &b.elementwise_bytes);
+  }
+  p += AddMatmul(b.router, h, e.num_experts, e.router_bias);
+  b.act.seq_region += 4.0 * static_cast<double>(e.num_experts);  // fp32 router probabilities
+  b.elementwise_bytes += 8.0 * static_cast<double>(e.num_experts);
+  double ew_copy = 0;
+  const int64_t one =
+      AddMlp(m, e.expert_ffn, e.expert_bias, b.expert, &b.act.per_expert_copy, &ew_copy);
+  // Dispatched input and expert output per routed copy; permute + unpermute.
+  b.act.per_expert_copy += 2.0 * kAct * static_cast<double>(h);
+  b.top_k = static_cast<double>(e.top_k);
+  b.elementwise_bytes += b.top_k * (ew_copy + 4.0 * kAct * static_cast<double>(h));
+  b.params_expert = one * e.num_experts;
+  return p;
+}
+
+}  // namespace
+
+int64_t NormParams(const ModelSpec& model, int64_t width) {
+  return model.norm == NormKind::kLayerNorm ? 2 * width : width;
+}
+
+bool IsMoeLayer(const ModelSpec& model, int64_t i) {
+  if (!model.moe) return false;
+  const int64_t freq = model.moe->layer_freq > 0 ? model.moe->layer_freq : 1;
+  return i >= model.moe->first_k_dense && i % freq == 0;
+}
+
+BlockWork BuildBlock(const ModelSpec& model, bool moe, double span,
+                     const ActivationOptions& options) {
+  BlockWork b;
+  const double h = static_cast<double>(model.hidden);
+  int64_t p = 2 * NormParams(model, model.hidden);
+  p += model.attention.kind == AttentionKind::kMla ? AddMla(model, b) : AddGqa(model, b);
+  AddAttentionCore(model, span, options, b);
+  if (moe) {
+    p += AddMoe(model, b);
+  } else {
+    p += AddMlp(model, model.ffn_hidden, model.mlp_bias, b.mlp, &b.act.tp_sharded,
+                &b.elementwise_bytes);
+  }
+  b.params_dense = p;
+  // Outside the tp region: two norm inputs, attention and MLP inputs
+  // (Korthikanti Table 1: 2sbh each), and two dropout masks (sbh each).
+  b.act.seq_region += kAct * 4.0 * h + (options.dropout ? 2.0 * h : 0.0);
+  // Two norms (read + write h) and two residual adds (read 2h, write h).
+  b.elementwise_bytes += kAct * (2.0 * 2.0 * h + 2.0 * 3.0 * h);
+  return b;
+}
+
+}  // namespace occam::cost_internal
+
+namespace occam {
+
+double BlockWork::ForwardFlops() const {
+  return attn_proj.flops + attn_core.flops + mlp.flops + router.flops + top_k * expert.flops;
+}
+
+}  // namespace occam

@@ -1,0 +1,85 @@
+// Memory terms derived from their formulas: Megatron's distributed-optimizer
+// bytes per parameter and Korthikanti et al. 2022 Table 2.
+#include <gtest/gtest.h>
+
+#include "cost/test_models.h"
+#include "occam/cost.h"
+
+namespace occam {
+namespace {
+
+TEST(Memory, DistributedOptimizerBytesPerParam) {
+  // Megatron-LM distrib_optimizer.md: bf16 param + fp32 grad: 6 + 12/d bytes.
+  const double p = 1e9, d = 8;
+  const StateMemory m = ShardedState(p, 1, d);
+  EXPECT_DOUBLE_EQ((m.weights + m.grads + m.optimizer).value(), p * (6 + 12 / d));
+  const StateMemory none = ShardedState(p, 0, d);
+  EXPECT_DOUBLE_EQ((none.weights + none.grads + none.optimizer).value(), 18 * p);
+  const StateMemory z3 = ShardedState(p, 3, d);
+  EXPECT_DOUBLE_EQ((z3.weights + z3.grads + z3.optimizer).value(), 18 * p / d);
+  const StateMemory z2 = ShardedState(p, 2, d);
+  EXPECT_DOUBLE_EQ(z2.grads.value(), 4 * p / d);
+  EXPECT_DOUBLE_EQ(z2.weights.value(), 2 * p);
+}
+
+// GPT-3-style block, as in Korthikanti: MHA, GeLU 4h MLP, dropout, no flash.
+struct Korthikanti {
+  ModelSpec model = testing::Gpt(24, 2048, 16, 51200);
+  ActivationOptions options{.dropout = true, .flash_attention = false};
+  ModelWork work = BuildModelWork(model, 2048, options);
+};
+
+TEST(Memory, KorthikantiTable2WithSequenceParallel) {
+  Korthikanti k;
+  const double s = 2048, b = 2, h = 2048, a = 16;
+  for (int64_t t : {1, 2, 4, 8}) {
+    const double expected = s * b * h * (34.0 / t + 5.0 * a * s / (h * t));
+    EXPECT_NEAR(
+        BlockActivationBytes(k.work.dense, k.work, b * s, s, t, true, Recompute::kNone, 1.0),
+        expected, 1e-6 * expected)
+        << "tp=" << t;
+  }
+}
+
+TEST(Memory, KorthikantiTable2WithoutSequenceParallel) {
+  Korthikanti k;
+  const double s = 2048, b = 1, h = 2048, a = 16, t = 4;
+  const double expected = s * b * h * (10 + 24 / t + 5 * a * s / (h * t));
+  EXPECT_NEAR(BlockActivationBytes(k.work.dense, k.work, b * s, s, 4, false, Recompute::kNone, 1),
+              expected, 1e-6 * expected);
+}
+
+TEST(Memory, KorthikantiSelectiveAndFullRecompute) {
+  Korthikanti k;
+  const double s = 2048, b = 1, h = 2048, t = 8;
+  EXPECT_NEAR(
+      BlockActivationBytes(k.work.dense, k.work, b * s, s, 8, true, Recompute::kSelective, 1),
+      s * b * h * 34 / t, 1e-3);
+  EXPECT_NEAR(BlockActivationBytes(k.work.dense, k.work, b * s, s, 8, true, Recompute::kFull, 1),
+              s * b * h * 2 / t, 1e-3);
+}
+
+TEST(Memory, FlashAttentionDropsTheQuadraticTerm) {
+  const ModelSpec m = testing::Llama8B();
+  const ModelWork w = BuildModelWork(m, 8192);
+  const double s = 8192, h = 4096, f = 14336;
+  // No dropout, flash: norm/attn/MLP inputs 8h, Q 2h, K,V 2*2*1024, out-proj
+  // input 2h, fp32 lse 4a, SwiGLU 6f: all bytes per token.
+  const double per_token = 8 * h + 2 * h + 4 * 1024 + 2 * h + 4 * 32 + 6 * f;
+  EXPECT_NEAR(BlockActivationBytes(w.dense, w, s, s, 1, true, Recompute::kNone, 1), s * per_token,
+              1e-6);
+}
+
+TEST(Memory, MoeActivationsScaleWithTopKAndImbalance) {
+  const ModelSpec m = testing::Mixtral8x7B();
+  const ModelWork w = BuildModelWork(m, 4096);
+  const double t = 4096;
+  const double base = BlockActivationBytes(w.moe, w, t, t, 1, true, Recompute::kNone, 1.0);
+  const double skew = BlockActivationBytes(w.moe, w, t, t, 1, true, Recompute::kNone, 1.5);
+  // Per routed copy: dispatched input + output (4h) and the SwiGLU tensors (6 f_e).
+  const double per_copy = 4.0 * 4096 + 6.0 * 14336;
+  EXPECT_NEAR(skew - base, 0.5 * t * 2 * per_copy, 1e-6);
+}
+
+}  // namespace
+}  // namespace occam
