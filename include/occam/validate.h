@@ -1,0 +1,182 @@
+// Validation against published, measured training runs (`occam validate`).
+//
+// A run file is a JSON array in exactly the schema of data/runs/published.json
+// (documented in doc/validation.md). For each run occam builds the model,
+// cluster, job and layout, fills the knobs the source does not state with one
+// documented policy (the best value occam's own evaluation finds under the
+// stated constraints), predicts the step time, converts it into the source's
+// own metric and definition, and compares. Runs occam cannot model are kept
+// with the reason they were skipped.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "occam/spec.h"
+#include "occam/status.h"
+
+namespace occam {
+
+// ------------------------------------------------------------ run file ---
+
+// `arch.moe` of a run. Null fields are std::nullopt ("not stated").
+struct RunMoe {
+  int64_t experts = 0;
+  int64_t active_experts = 0;
+  std::optional<int64_t> shared_experts;
+  int64_t expert_ffn = 0;
+  std::optional<int64_t> dense_layers;
+  std::optional<std::string> note;
+};
+
+// `arch.mla` of a run (DeepSeek config names).
+struct RunMla {
+  std::optional<int64_t> q_lora_rank;
+  int64_t kv_lora_rank = 0;
+  int64_t qk_nope_head_dim = 0;
+  int64_t qk_rope_head_dim = 0;
+  int64_t v_head_dim = 0;
+};
+
+struct RunArch {
+  int64_t layers = 0;
+  int64_t hidden = 0;
+  int64_t heads = 0;
+  std::optional<int64_t> kv_heads;
+  std::optional<int64_t> head_dim;
+  std::optional<int64_t> ffn;
+  std::optional<std::string> ffn_activation;  // free text: "SwiGLU", "GeLU (standard GPT)", ...
+  std::optional<int64_t> vocab;
+  std::optional<RunMoe> moe;
+  std::optional<RunMla> mla;
+  std::optional<std::string> other;  // free text (tied embeddings, sliding windows, ...)
+  std::string arch_source;
+};
+
+// `parallel` of a run. Integer degrees, or free text where the sources
+// describe a setting in words (zero, recompute, schedule, other).
+struct RunParallel {
+  std::optional<int64_t> tp, pp, vpp, cp, ep, dp;
+  std::optional<std::string> zero;
+  std::optional<bool> sp;
+  std::optional<std::string> recompute;
+  std::optional<std::string> schedule;
+  std::optional<std::string> other;
+};
+
+enum class MetricKind {
+  kStepTimeS,                   // seconds per optimizer step
+  kTflopsPerChip,               // achieved TFLOP/s per chip (model or hardware FLOPs)
+  kMfuPct,                      // model FLOPs utilization in percent
+  kTokensPerSPerChip,           // training tokens per second per chip
+  kChipHoursPerTrillionTokens,  // chip-hours to train on 1e12 tokens
+};
+std::string_view MetricKindName(MetricKind kind);  // the run-file spelling
+std::optional<MetricKind> ParseMetricKind(std::string_view name);
+
+struct RunMeasured {
+  std::string metric;  // the source's own words
+  MetricKind kind = MetricKind::kStepTimeS;
+  std::optional<std::string> flops_basis;  // "model", "hardware", "unspecified"
+  double value = 0;
+  std::string unit;
+  std::string definition;  // how the source computes it (read by the conversion)
+  std::string quote;
+  std::vector<std::pair<std::string, double>> extra;  // other figures for the same run
+};
+
+struct PublishedRun {
+  std::string id, source, url, model;
+  RunArch arch;
+  double params_total = 0;
+  std::optional<double> params_active;
+  std::optional<int64_t> seq_len;
+  std::optional<int64_t> global_batch_seqs;
+  std::optional<int64_t> global_batch_tokens;
+  std::optional<int64_t> micro_batch;
+  std::optional<std::string> precision;  // free text: "BF16", "FP8 (Transformer Engine...)", ...
+  std::string chip;                      // as the source says it
+  std::string chip_key;                  // nearest catalog chip
+  int64_t n_chips = 0;
+  RunParallel parallel;
+  RunMeasured measured;
+  std::string notes, verification;
+  std::vector<std::string> inferred_fields, derived_fields;
+};
+
+// Strict parser: every key of the schema must be present with its type (or
+// null where the schema allows), unknown keys are errors. Messages name the
+// origin and key path: "runs.json: [12].parallel.tp must be an integer or null".
+Result<std::vector<PublishedRun>> ParseRuns(std::string_view text, std::string_view origin);
+// The runs bundled with occam (data/runs/published.json, compiled in).
+Result<std::vector<PublishedRun>> BundledRuns();
+
+// ---------------------------------------------------------- validation ---
+
+// One run's outcome. Exactly one of `predicted` and `skipped_reason` is set.
+struct RunValidation {
+  std::string id;
+  MetricKind kind = MetricKind::kStepTimeS;
+  std::string metric;  // measured.metric
+  double measured = 0;
+  std::optional<double> predicted;
+  std::optional<double> rel_error;  // (predicted - measured) / measured
+  std::string skipped_reason;
+  // Values occam chose for fields the source does not state: field -> "value (how)".
+  std::vector<std::pair<std::string, std::string>> filled;
+  std::string plan;    // the evaluated layout (FormatPlan), "" when skipped
+  std::string chip;    // chip_key
+  std::string family;  // "a100", "h100", "tpu-v5e", ... (chip generation)
+  bool is_moe = false;
+  bool is_tpu = false;
+  bool held_out = false;  // excluded from calibration fits (IsHeldOut)
+  double predicted_step_time_s = 0;
+  std::string bottleneck;
+};
+
+// Absolute relative error statistics over a set of runs.
+struct ErrorStats {
+  std::string group;  // "all", "held-out", "chip a100", "dense", "moe", "gpu", "tpu", ...
+  int64_t runs = 0;
+  double median = 0;  // median |rel_error|
+  double p90 = 0;     // 90th percentile |rel_error| (nearest rank)
+  double mean = 0;
+  std::string worst_id;
+  double worst = 0;
+};
+
+struct ValidationReport {
+  std::vector<RunValidation> runs;  // in input order
+  ErrorStats all;
+  ErrorStats fitted;    // runs used by the calibration fit
+  ErrorStats held_out;  // runs held out of it
+  std::vector<ErrorStats> families;
+  // Mean |step-time error| over the Korthikanti et al. 2022 runs (ids starting
+  // "korthikanti2022_"), when present.
+  std::optional<ErrorStats> korthikanti;
+  int64_t skipped = 0;
+};
+
+struct ValidateOptions {
+  // Search for unstated knobs (micro-batch, recompute, vpp, ...). Off: take
+  // the first candidate of each knob (fast, for tests of the plumbing).
+  bool search_unstated = true;
+};
+
+// Deterministic split for calibration: a run is held out of the fit when the
+// FNV-1a hash of its id is 0 mod 4 (about a quarter of the runs).
+bool IsHeldOut(std::string_view id);
+
+// Validates every run; never fails as a whole (a run that cannot be modelled
+// is reported as skipped with the reason).
+ValidationReport ValidateRuns(const std::vector<PublishedRun>& runs,
+                              const ValidateOptions& options = {});
+
+// Summary statistics of |rel_error| over the runs with a prediction.
+ErrorStats SummarizeErrors(std::string group, const std::vector<const RunValidation*>& runs);
+
+}  // namespace occam

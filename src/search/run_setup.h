@@ -1,0 +1,69 @@
+// Turning a published run into occam's inputs: model, cluster, job, the plan
+// fields the source states, and the list of knobs it leaves open. Policies for
+// every unstated field are in doc/validation.md ("Unstated fields").
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "occam/spec.h"
+#include "occam/status.h"
+#include "occam/validate.h"
+
+namespace occam::validate {
+
+// Plan knobs the source leaves open; the validation searches them.
+struct OpenKnobs {
+  bool tp = false;
+  bool pp = false;
+  bool ep = false;
+  bool vpp = false;       // interleaving degree (schedule interleaved or open)
+  bool schedule = false;  // 1F1B vs interleaved when pp > 1 (pp open, or not stated)
+  bool mbs = false;
+  bool recompute = false;
+  bool zero = false;
+};
+
+struct RunSetup {
+  ModelSpec model;
+  ClusterSpec cluster;
+  JobSpec job;
+  PlanSpec plan;  // stated fields; open ones hold a placeholder
+  OpenKnobs open;
+  // Per-chip micro-batch convention (MaxText per_device_batch_size): the
+  // micro-batch per data-parallel rank is then global_batch / dp.
+  bool per_chip_batch = false;
+  // Values chosen by interpretation or convention: field -> "value (how)".
+  std::vector<std::pair<std::string, std::string>> filled;
+};
+
+// Free-text interpretation (documented keyword rules; nullopt = not stated).
+std::optional<Precision> InterpretPrecision(const std::optional<std::string>& text);
+std::optional<Recompute> InterpretRecompute(const std::optional<std::string>& text);
+// ZeRO stage (0..3) and, for HSDP, the shard group size (0 = all dp ranks).
+struct ZeroSetting {
+  int stage = 1;
+  int64_t shard_group = 0;
+};
+std::optional<ZeroSetting> InterpretZero(const std::optional<std::string>& text);
+// kNone for "no pipeline", kInterleaved / k1F1B when named; nullopt when the
+// source does not say (or says it does not say).
+std::optional<Schedule> InterpretSchedule(const std::optional<std::string>& text);
+// Number of TPU slices joined over DCN when the source says so ("across 2
+// slice(s)"), else 1.
+int64_t InterpretSlices(const PublishedRun& run);
+
+// The model from `arch` (or the catalog config when the run names a catalog
+// model with the same shape). Errors are skip reasons.
+Result<ModelSpec> BuildModel(const PublishedRun& run,
+                             std::vector<std::pair<std::string, std::string>>* filled);
+// The cluster from chip_key and n_chips (a catalog template, with the slice
+// structure the source describes).
+Result<ClusterSpec> BuildCluster(const PublishedRun& run);
+
+// Everything above. An error's message is the run's skip reason.
+Result<RunSetup> BuildRunSetup(const PublishedRun& run);
+
+}  // namespace occam::validate

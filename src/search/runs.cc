@@ -1,0 +1,445 @@
+// Strict parser of published-run files (the schema of data/runs/published.json,
+// described in doc/validation.md). Every key must be present, with its type or
+// null where the schema allows null; unknown keys are errors. Messages name
+// the origin and the key path ("runs.json: [12].parallel.tp must be an
+// integer or null (got string)").
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "occam/validate.h"
+#include "spec/embedded.h"
+
+namespace occam {
+namespace {
+
+using Json = nlohmann::json;
+
+constexpr int kMaxDepth = 64;
+
+std::string TypeName(const Json& j) {
+  if (j.is_null()) return "null";
+  if (j.is_boolean()) return "boolean";
+  if (j.is_number_integer() || j.is_number_unsigned()) return "integer";
+  if (j.is_number()) return "number";
+  if (j.is_string()) return "string";
+  if (j.is_array()) return "array";
+  return "object";
+}
+
+// Rejects nesting deeper than kMaxDepth before the recursive parser sees it.
+Status CheckDepth(std::string_view text, std::string_view origin) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxDepth) {
+        return InvalidInput(std::string(origin) + ": nesting deeper than " +
+                            std::to_string(kMaxDepth) +
+                            " levels; a run file is an array of flat-ish objects");
+      }
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return Status::Ok();
+}
+
+// Reads the fields of one JSON object, remembering which keys were used so
+// that unknown keys can be reported. The first error wins.
+class ObjectReader {
+ public:
+  ObjectReader(const Json& j, std::string path, std::string_view origin)
+      : j_(j), path_(std::move(path)), origin_(origin) {}
+
+  Status status() const { return status_; }
+
+  // The object itself must be an object.
+  bool CheckObject() {
+    if (!j_.is_object()) Fail(path_.empty() ? "run" : path_, "must be an object", j_);
+    return status_.ok();
+  }
+
+  std::string String(const char* key) {
+    const Json* v = Get(key);
+    if (v == nullptr) return "";
+    if (!v->is_string()) return Fail(Path(key), "must be a string", *v), "";
+    return v->get<std::string>();
+  }
+  std::optional<std::string> OptString(const char* key) {
+    const Json* v = Get(key);
+    if (v == nullptr || v->is_null()) return std::nullopt;
+    if (!v->is_string()) return Fail(Path(key), "must be a string or null", *v), std::nullopt;
+    return v->get<std::string>();
+  }
+  int64_t Int(const char* key) {
+    const Json* v = Get(key);
+    if (v == nullptr) return 0;
+    if (!IsInteger(*v)) return Fail(Path(key), "must be an integer", *v), 0;
+    return v->get<int64_t>();
+  }
+  std::optional<int64_t> OptInt(const char* key) {
+    const Json* v = Get(key);
+    if (v == nullptr || v->is_null()) return std::nullopt;
+    if (!IsInteger(*v)) return Fail(Path(key), "must be an integer or null", *v), std::nullopt;
+    return v->get<int64_t>();
+  }
+  double Number(const char* key) {
+    const Json* v = Get(key);
+    if (v == nullptr) return 0;
+    if (!v->is_number()) return Fail(Path(key), "must be a number", *v), 0;
+    return v->get<double>();
+  }
+  std::optional<double> OptNumber(const char* key) {
+    const Json* v = Get(key);
+    if (v == nullptr || v->is_null()) return std::nullopt;
+    if (!v->is_number()) return Fail(Path(key), "must be a number or null", *v), std::nullopt;
+    return v->get<double>();
+  }
+  std::optional<bool> OptBool(const char* key) {
+    const Json* v = Get(key);
+    if (v == nullptr || v->is_null()) return std::nullopt;
+    if (!v->is_boolean()) return Fail(Path(key), "must be true, false or null", *v), std::nullopt;
+    return v->get<bool>();
+  }
+  std::vector<std::string> StringList(const char* key) {
+    std::vector<std::string> out;
+    const Json* v = Get(key);
+    if (v == nullptr) return out;
+    if (!v->is_array()) return Fail(Path(key), "must be an array of strings", *v), out;
+    for (size_t i = 0; i < v->size(); ++i) {
+      const Json& e = (*v)[i];
+      if (!e.is_string()) {
+        Fail(Path(key) + "[" + std::to_string(i) + "]", "must be a string", e);
+        return out;
+      }
+      out.push_back(e.get<std::string>());
+    }
+    return out;
+  }
+  // A nested object or null: returns nullptr for null (or on error).
+  const Json* OptObject(const char* key) {
+    const Json* v = Get(key);
+    if (v == nullptr || v->is_null()) return nullptr;
+    if (!v->is_object()) return Fail(Path(key), "must be an object or null", *v), nullptr;
+    return v;
+  }
+  const Json* Object(const char* key) {
+    const Json* v = Get(key);
+    if (v == nullptr) return nullptr;
+    if (!v->is_object()) return Fail(Path(key), "must be an object", *v), nullptr;
+    return v;
+  }
+
+  // After all reads: every key of the object must have been read.
+  void RejectUnknownKeys() {
+    if (!status_.ok() || !j_.is_object()) return;
+    for (const auto& [k, unused] : j_.items()) {
+      if (used_.count(k) == 0) {
+        status_ = InvalidInput(std::string(origin_) + ": " + Path(k.c_str()) +
+                               " is not a key of the run schema; see doc/validation.md "
+                               "(keys are case-sensitive)");
+        return;
+      }
+    }
+  }
+
+  std::string Path(const char* key) const { return path_ + "." + key; }
+  void Fail(const std::string& where, const std::string& what, const Json& got) {
+    if (!status_.ok()) return;
+    status_ = InvalidInput(std::string(origin_) + ": " + where + " " + what + " (got " +
+                           TypeName(got) + "); see doc/validation.md for the run schema");
+  }
+  void FailValue(const std::string& where, const std::string& what) {
+    if (!status_.ok()) return;
+    status_ = InvalidInput(std::string(origin_) + ": " + where + " " + what);
+  }
+
+ private:
+  static bool IsInteger(const Json& v) {
+    if (v.is_number_integer() || v.is_number_unsigned()) return true;
+    // 2048.0 is accepted as an integer; 2048.5 is not.
+    if (v.is_number_float()) {
+      const double d = v.get<double>();
+      return std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9e15;
+    }
+    return false;
+  }
+  const Json* Get(const char* key) {
+    used_.insert(key);
+    if (!status_.ok()) return nullptr;
+    auto it = j_.find(key);
+    if (it == j_.end()) {
+      status_ = InvalidInput(std::string(origin_) + ": " + Path(key) +
+                             " is missing; every key of the run schema must be present "
+                             "(write null when the source does not say)");
+      return nullptr;
+    }
+    return &*it;
+  }
+
+  const Json& j_;
+  std::string path_;
+  std::string_view origin_;
+  std::set<std::string> used_;
+  Status status_;
+};
+
+Status ParseMoe(const Json& j, const std::string& path, std::string_view origin, RunMoe* out) {
+  ObjectReader r(j, path, origin);
+  out->experts = r.Int("experts");
+  out->active_experts = r.Int("active_experts");
+  out->shared_experts = r.OptInt("shared_experts");
+  out->expert_ffn = r.Int("expert_ffn");
+  out->dense_layers = r.OptInt("dense_layers");
+  out->note = r.OptString("note");
+  r.RejectUnknownKeys();
+  if (r.status().ok() && (out->experts < 1 || out->active_experts < 1 ||
+                          out->active_experts > out->experts || out->expert_ffn < 1)) {
+    r.FailValue(path, "needs experts >= 1, 1 <= active_experts <= experts and expert_ffn >= 1");
+  }
+  return r.status();
+}
+
+Status ParseMla(const Json& j, const std::string& path, std::string_view origin, RunMla* out) {
+  ObjectReader r(j, path, origin);
+  out->q_lora_rank = r.OptInt("q_lora_rank");
+  out->kv_lora_rank = r.Int("kv_lora_rank");
+  out->qk_nope_head_dim = r.Int("qk_nope_head_dim");
+  out->qk_rope_head_dim = r.Int("qk_rope_head_dim");
+  out->v_head_dim = r.Int("v_head_dim");
+  r.RejectUnknownKeys();
+  return r.status();
+}
+
+Status ParseArch(const Json& j, const std::string& path, std::string_view origin, RunArch* out) {
+  ObjectReader r(j, path, origin);
+  out->layers = r.Int("layers");
+  out->hidden = r.Int("hidden");
+  out->heads = r.Int("heads");
+  out->kv_heads = r.OptInt("kv_heads");
+  out->head_dim = r.OptInt("head_dim");
+  out->ffn = r.OptInt("ffn");
+  out->ffn_activation = r.OptString("ffn_activation");
+  out->vocab = r.OptInt("vocab");
+  const Json* moe = r.OptObject("moe");
+  const Json* mla = r.OptObject("mla");
+  out->other = r.OptString("other");
+  out->arch_source = r.String("arch_source");
+  r.RejectUnknownKeys();
+  OCCAM_RETURN_IF_ERROR(r.status());
+  if (out->layers < 1 || out->hidden < 1 || out->heads < 1) {
+    return InvalidInput(std::string(origin) + ": " + path + " needs layers, hidden and heads >= 1");
+  }
+  for (auto [name, v] : {std::pair{"kv_heads", out->kv_heads},
+                         {"head_dim", out->head_dim},
+                         {"ffn", out->ffn},
+                         {"vocab", out->vocab}}) {
+    if (v && *v < 1) {
+      return InvalidInput(std::string(origin) + ": " + path + "." + name +
+                          " must be >= 1 or null (got " + std::to_string(*v) + ")");
+    }
+  }
+  if (moe != nullptr) {
+    out->moe.emplace();
+    OCCAM_RETURN_IF_ERROR(ParseMoe(*moe, path + ".moe", origin, &*out->moe));
+  }
+  if (mla != nullptr) {
+    out->mla.emplace();
+    OCCAM_RETURN_IF_ERROR(ParseMla(*mla, path + ".mla", origin, &*out->mla));
+  }
+  return Status::Ok();
+}
+
+Status ParseParallel(const Json& j, const std::string& path, std::string_view origin,
+                     RunParallel* out) {
+  ObjectReader r(j, path, origin);
+  out->tp = r.OptInt("tp");
+  out->pp = r.OptInt("pp");
+  out->vpp = r.OptInt("vpp");
+  out->cp = r.OptInt("cp");
+  out->ep = r.OptInt("ep");
+  out->dp = r.OptInt("dp");
+  out->zero = r.OptString("zero");
+  out->sp = r.OptBool("sp");
+  out->recompute = r.OptString("recompute");
+  out->schedule = r.OptString("schedule");
+  out->other = r.OptString("other");
+  r.RejectUnknownKeys();
+  OCCAM_RETURN_IF_ERROR(r.status());
+  for (auto [name, v] : {std::pair{"tp", out->tp},
+                         {"pp", out->pp},
+                         {"vpp", out->vpp},
+                         {"cp", out->cp},
+                         {"ep", out->ep},
+                         {"dp", out->dp}}) {
+    if (v && *v < 1) {
+      return InvalidInput(std::string(origin) + ": " + path + "." + name +
+                          " must be >= 1 or null (got " + std::to_string(*v) + ")");
+    }
+  }
+  return Status::Ok();
+}
+
+Status ParseMeasured(const Json& j, const std::string& path, std::string_view origin,
+                     RunMeasured* out) {
+  ObjectReader r(j, path, origin);
+  out->metric = r.String("metric");
+  const std::string kind = r.String("kind");
+  out->flops_basis = r.OptString("flops_basis");
+  out->value = r.Number("value");
+  out->unit = r.String("unit");
+  out->definition = r.String("definition");
+  out->quote = r.String("quote");
+  const Json* extra = r.OptObject("extra");
+  r.RejectUnknownKeys();
+  OCCAM_RETURN_IF_ERROR(r.status());
+  const auto k = ParseMetricKind(kind);
+  if (!k) {
+    return InvalidInput(std::string(origin) + ": " + path + ".kind '" + kind +
+                        "' is not one of step_time_s, tflops_per_chip, mfu_pct, "
+                        "tokens_per_s_per_chip, chip_hours_per_trillion_tokens");
+  }
+  out->kind = *k;
+  if (out->flops_basis && *out->flops_basis != "model" && *out->flops_basis != "hardware" &&
+      *out->flops_basis != "unspecified") {
+    return InvalidInput(std::string(origin) + ": " + path + ".flops_basis '" + *out->flops_basis +
+                        "' must be model, hardware, unspecified or null");
+  }
+  if (!std::isfinite(out->value) || out->value <= 0) {
+    return InvalidInput(std::string(origin) + ": " + path + ".value must be a finite number > 0");
+  }
+  if (extra != nullptr) {
+    for (const auto& [key, v] : extra->items()) {
+      if (!v.is_number()) {
+        return InvalidInput(std::string(origin) + ": " + path + ".extra." + key +
+                            " must be a number (got " + TypeName(v) + ")");
+      }
+      out->extra.emplace_back(key, v.get<double>());
+    }
+  }
+  return Status::Ok();
+}
+
+Status ParseRun(const Json& j, const std::string& path, std::string_view origin,
+                PublishedRun* out) {
+  ObjectReader r(j, path, origin);
+  if (!r.CheckObject()) return r.status();
+  out->id = r.String("id");
+  out->source = r.String("source");
+  out->url = r.String("url");
+  out->model = r.String("model");
+  const Json* arch = r.Object("arch");
+  out->params_total = r.Number("params_total");
+  out->params_active = r.OptNumber("params_active");
+  out->seq_len = r.OptInt("seq_len");
+  out->global_batch_seqs = r.OptInt("global_batch_seqs");
+  out->global_batch_tokens = r.OptInt("global_batch_tokens");
+  out->micro_batch = r.OptInt("micro_batch");
+  out->precision = r.OptString("precision");
+  out->chip = r.String("chip");
+  out->chip_key = r.String("chip_key");
+  out->n_chips = r.Int("n_chips");
+  const Json* parallel = r.Object("parallel");
+  const Json* measured = r.Object("measured");
+  out->notes = r.String("notes");
+  out->verification = r.String("verification");
+  out->inferred_fields = r.StringList("inferred_fields");
+  out->derived_fields = r.StringList("derived_fields");
+  r.RejectUnknownKeys();
+  OCCAM_RETURN_IF_ERROR(r.status());
+  if (out->id.empty()) return InvalidInput(std::string(origin) + ": " + path + ".id is empty");
+  if (out->n_chips < 1) {
+    return InvalidInput(std::string(origin) + ": " + path + ".n_chips must be >= 1 (got " +
+                        std::to_string(out->n_chips) + ")");
+  }
+  for (auto [name, v] : {std::pair{"seq_len", out->seq_len},
+                         {"global_batch_seqs", out->global_batch_seqs},
+                         {"global_batch_tokens", out->global_batch_tokens},
+                         {"micro_batch", out->micro_batch}}) {
+    if (v && *v < 1) {
+      return InvalidInput(std::string(origin) + ": " + path + "." + name +
+                          " must be >= 1 or null (got " + std::to_string(*v) + ")");
+    }
+  }
+  OCCAM_RETURN_IF_ERROR(ParseArch(*arch, path + ".arch", origin, &out->arch));
+  OCCAM_RETURN_IF_ERROR(ParseParallel(*parallel, path + ".parallel", origin, &out->parallel));
+  return ParseMeasured(*measured, path + ".measured", origin, &out->measured);
+}
+
+}  // namespace
+
+std::string_view MetricKindName(MetricKind kind) {
+  switch (kind) {
+    case MetricKind::kStepTimeS:
+      return "step_time_s";
+    case MetricKind::kTflopsPerChip:
+      return "tflops_per_chip";
+    case MetricKind::kMfuPct:
+      return "mfu_pct";
+    case MetricKind::kTokensPerSPerChip:
+      return "tokens_per_s_per_chip";
+    case MetricKind::kChipHoursPerTrillionTokens:
+      return "chip_hours_per_trillion_tokens";
+  }
+  return "?";
+}
+
+std::optional<MetricKind> ParseMetricKind(std::string_view name) {
+  for (MetricKind k : {MetricKind::kStepTimeS, MetricKind::kTflopsPerChip, MetricKind::kMfuPct,
+                       MetricKind::kTokensPerSPerChip, MetricKind::kChipHoursPerTrillionTokens}) {
+    if (MetricKindName(k) == name) return k;
+  }
+  return std::nullopt;
+}
+
+Result<std::vector<PublishedRun>> ParseRuns(std::string_view text, std::string_view origin) {
+  OCCAM_RETURN_IF_ERROR(CheckDepth(text, origin));
+  Json root;
+  try {
+    root = Json::parse(text.begin(), text.end());
+  } catch (const Json::parse_error& e) {
+    return InvalidInput(std::string(origin) + ": not valid JSON (" + e.what() +
+                        "); a run file is a JSON array of run objects");
+  }
+  if (!root.is_array()) {
+    return InvalidInput(std::string(origin) + ": the top level must be a JSON array of runs (got " +
+                        TypeName(root) + ")");
+  }
+  std::vector<PublishedRun> runs;
+  runs.reserve(root.size());
+  std::set<std::string> ids;
+  for (size_t i = 0; i < root.size(); ++i) {
+    PublishedRun run;
+    const std::string path = "[" + std::to_string(i) + "]";
+    OCCAM_RETURN_IF_ERROR(ParseRun(root[i], path, origin, &run));
+    if (!ids.insert(run.id).second) {
+      return InvalidInput(std::string(origin) + ": " + path + ".id '" + run.id +
+                          "' appears twice; ids must be unique");
+    }
+    runs.push_back(std::move(run));
+  }
+  return runs;
+}
+
+Result<std::vector<PublishedRun>> BundledRuns() {
+  constexpr std::string_view kPath = "data/runs/published.json";
+  for (const EmbeddedFile& f : EmbeddedFiles()) {
+    if (f.path == kPath) return ParseRuns(f.content, "published.json");
+  }
+  return Internal("the bundled run file data/runs/published.json is not compiled in");
+}
+
+}  // namespace occam

@@ -1,0 +1,128 @@
+// The run-file parser accepts exactly the schema of data/runs/published.json
+// and names the key path of every error.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "occam/validate.h"
+
+namespace occam {
+namespace {
+
+std::string ReadBundledFile() {
+  std::ifstream in(std::string(OCCAM_SOURCE_DIR) + "/data/runs/published.json");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A copy of the first bundled run, edited by `edit`, as a one-run file.
+template <class F>
+std::string EditedFirstRun(F edit) {
+  nlohmann::json all = nlohmann::json::parse(ReadBundledFile());
+  nlohmann::json run = all.at(0);
+  edit(run);
+  return nlohmann::json::array({run}).dump();
+}
+
+TEST(Runs, ParsesEveryBundledRun) {
+  const std::string text = ReadBundledFile();
+  auto runs = ParseRuns(text, "published.json");
+  ASSERT_TRUE(runs.ok()) << runs.status().message();
+  const size_t expected = nlohmann::json::parse(text).size();
+  EXPECT_EQ(runs->size(), expected);
+}
+
+TEST(Runs, BundledRunsAreCompiledIn) {
+  auto runs = BundledRuns();
+  ASSERT_TRUE(runs.ok()) << runs.status().message();
+  auto from_file = ParseRuns(ReadBundledFile(), "published.json");
+  ASSERT_TRUE(from_file.ok());
+  EXPECT_EQ(runs->size(), from_file->size());
+}
+
+TEST(Runs, ReadsFieldsOfTheFirstRun) {
+  nlohmann::json first = nlohmann::json::parse(ReadBundledFile()).at(0);
+  auto runs = ParseRuns(nlohmann::json::array({first}).dump(), "x.json");
+  ASSERT_TRUE(runs.ok()) << runs.status().message();
+  const PublishedRun& r = runs->at(0);
+  EXPECT_EQ(r.id, first["id"].get<std::string>());
+  EXPECT_EQ(r.arch.layers, first["arch"]["layers"].get<int64_t>());
+  EXPECT_EQ(r.n_chips, first["n_chips"].get<int64_t>());
+  EXPECT_EQ(MetricKindName(r.measured.kind), first["measured"]["kind"].get<std::string>());
+  EXPECT_DOUBLE_EQ(r.measured.value, first["measured"]["value"].get<double>());
+  EXPECT_EQ(r.parallel.tp.has_value(), !first["parallel"]["tp"].is_null());
+}
+
+TEST(Runs, WrongTypeNamesKeyPath) {
+  const std::string text = EditedFirstRun([](nlohmann::json& r) { r["parallel"]["tp"] = "8"; });
+  auto runs = ParseRuns(text, "runs.json");
+  ASSERT_FALSE(runs.ok());
+  EXPECT_EQ(runs.status().code(), StatusCode::kInvalidInput);
+  EXPECT_NE(runs.status().message().find("runs.json: [0].parallel.tp must be an integer or null"),
+            std::string::npos)
+      << runs.status().message();
+}
+
+TEST(Runs, UnknownKeyIsAnError) {
+  const std::string text = EditedFirstRun([](nlohmann::json& r) { r["arch"]["layerz"] = 3; });
+  auto runs = ParseRuns(text, "runs.json");
+  ASSERT_FALSE(runs.ok());
+  EXPECT_NE(runs.status().message().find("[0].arch.layerz"), std::string::npos);
+}
+
+TEST(Runs, MissingKeyIsAnError) {
+  const std::string text = EditedFirstRun([](nlohmann::json& r) { r["measured"].erase("kind"); });
+  auto runs = ParseRuns(text, "runs.json");
+  ASSERT_FALSE(runs.ok());
+  EXPECT_NE(runs.status().message().find("[0].measured.kind is missing"), std::string::npos);
+}
+
+TEST(Runs, UnknownMetricKindListsTheKinds) {
+  const std::string text =
+      EditedFirstRun([](nlohmann::json& r) { r["measured"]["kind"] = "furlongs"; });
+  auto runs = ParseRuns(text, "runs.json");
+  ASSERT_FALSE(runs.ok());
+  EXPECT_NE(runs.status().message().find("tflops_per_chip"), std::string::npos);
+}
+
+TEST(Runs, NonPositiveValuesAreErrors) {
+  for (auto edit : {+[](nlohmann::json& r) { r["n_chips"] = 0; },
+                    +[](nlohmann::json& r) { r["measured"]["value"] = -1; },
+                    +[](nlohmann::json& r) { r["parallel"]["pp"] = 0; },
+                    +[](nlohmann::json& r) { r["arch"]["hidden"] = 0; }}) {
+    auto runs = ParseRuns(EditedFirstRun(edit), "runs.json");
+    EXPECT_FALSE(runs.ok());
+  }
+}
+
+TEST(Runs, DuplicateIdsAreErrors) {
+  nlohmann::json first = nlohmann::json::parse(ReadBundledFile()).at(0);
+  auto runs = ParseRuns(nlohmann::json::array({first, first}).dump(), "runs.json");
+  ASSERT_FALSE(runs.ok());
+  EXPECT_NE(runs.status().message().find("[1].id"), std::string::npos);
+}
+
+TEST(Runs, NotJsonOrNotArrayOrTooDeep) {
+  EXPECT_FALSE(ParseRuns("{", "a.json").ok());
+  EXPECT_FALSE(ParseRuns("{}", "a.json").ok());
+  EXPECT_FALSE(ParseRuns("[1]", "a.json").ok());
+  EXPECT_FALSE(ParseRuns(std::string(100000, '[') + std::string(100000, ']'), "a.json").ok());
+  auto empty = ParseRuns("[]", "a.json");
+  ASSERT_TRUE(empty.ok());
+  EXPECT_TRUE(empty->empty());
+}
+
+TEST(Runs, MetricKindNamesRoundTrip) {
+  for (MetricKind k : {MetricKind::kStepTimeS, MetricKind::kTflopsPerChip, MetricKind::kMfuPct,
+                       MetricKind::kTokensPerSPerChip, MetricKind::kChipHoursPerTrillionTokens}) {
+    EXPECT_EQ(ParseMetricKind(MetricKindName(k)), k);
+  }
+  EXPECT_FALSE(ParseMetricKind("mfu").has_value());
+}
+
+}  // namespace
+}  // namespace occam
