@@ -1,29 +1,290 @@
-// occam's cluster and job formats (YAML/JSON) and their validation.
+// occam's cluster and job formats (YAML/JSON; doc/input-formats.md) and
+// their validation. Strict: unknown keys are errors with their key path.
+#include <cmath>
 #include <string>
 
 #include "occam/spec.h"
+#include "spec/cluster_formats.h"
+#include "spec/doc.h"
+#include "spec/model_formats.h"
 
 namespace occam {
+namespace spec {
+namespace {
+
+Result<TierKind> ParseTierKind(const Node& n) {
+  OCCAM_ASSIGN_OR_RETURN(std::string kind, n.String("kind"));
+  if (kind == "switch") return TierKind::kSwitch;
+  if (kind == "mesh") return TierKind::kMesh;
+  if (kind == "torus") return TierKind::kTorus;
+  if (kind == "fat_tree") return TierKind::kFatTree;
+  if (kind == "dcn") return TierKind::kDcn;
+  return n.Error("kind", "must be switch, mesh, torus, fat_tree or dcn (got " + kind + ")");
+}
+
+Result<double> PositiveNumber(const Node& n, std::string_view key) {
+  OCCAM_ASSIGN_OR_RETURN(double v, n.Number(key));
+  if (!(v > 0)) return n.Error(key, "must be > 0 (got " + std::to_string(v) + ")");
+  return v;
+}
+
+Result<TierSpec> ReadTier(const Node& n) {
+  OCCAM_RETURN_IF_ERROR(n.CheckKeys({"name", "kind", "size", "bandwidth_gbps", "latency_us",
+                                     "torus_dims", "torus_wrap", "in_network_reduction",
+                                     "oversubscription", "efficiency", "half_bandwidth_mb"}));
+  TierSpec t;
+  OCCAM_ASSIGN_OR_RETURN(t.name, n.String("name"));
+  OCCAM_ASSIGN_OR_RETURN(t.kind, ParseTierKind(n));
+  OCCAM_ASSIGN_OR_RETURN(t.size, IntAtLeast(n, "size", 1));
+  OCCAM_ASSIGN_OR_RETURN(double gbps, PositiveNumber(n, "bandwidth_gbps"));
+  t.bandwidth = GBps(gbps);
+  OCCAM_ASSIGN_OR_RETURN(double lat, n.Number("latency_us"));
+  if (lat < 0) return n.Error("latency_us", "must be >= 0 (got " + std::to_string(lat) + ")");
+  t.latency = Microseconds(lat);
+  OCCAM_ASSIGN_OR_RETURN(t.in_network_reduction, n.Bool("in_network_reduction", false));
+  OCCAM_ASSIGN_OR_RETURN(t.oversubscription, n.Number("oversubscription", 1.0));
+  if (t.oversubscription < 1) {
+    return n.Error("oversubscription", "must be >= 1 (1 = non-blocking; got " +
+                                           std::to_string(t.oversubscription) + ")");
+  }
+  OCCAM_ASSIGN_OR_RETURN(t.efficiency, n.Number("efficiency"));
+  if (!(t.efficiency > 0 && t.efficiency <= 1.5)) {
+    return n.Error("efficiency", "must be in (0, 1.5] (got " + std::to_string(t.efficiency) + ")");
+  }
+  OCCAM_ASSIGN_OR_RETURN(double half_mb, PositiveNumber(n, "half_bandwidth_mb"));
+  t.half_bandwidth_bytes = Bytes(half_mb * 1e6);
+  if (t.kind != TierKind::kTorus) {
+    for (std::string_view k : {"torus_dims", "torus_wrap"}) {
+      if (n.Has(k)) return n.Error(k, "applies only to kind torus");
+    }
+    return t;
+  }
+  OCCAM_ASSIGN_OR_RETURN(const nlohmann::json* dims, n.Array("torus_dims"));
+  OCCAM_ASSIGN_OR_RETURN(const nlohmann::json* wrap, n.Array("torus_wrap"));
+  if (dims->empty() || dims->size() > 3 || wrap->size() != dims->size()) {
+    return n.Error("torus_dims", "must list 1 to 3 axes, with one torus_wrap flag per axis");
+  }
+  for (size_t i = 0; i < dims->size(); ++i) {
+    const std::string path = n.KeyPath("torus_dims") + "[" + std::to_string(i) + "]";
+    OCCAM_ASSIGN_OR_RETURN(int64_t d, AsInt((*dims)[i], n.origin(), path));
+    if (d < 1) return InvalidInput(n.origin() + ": key '" + path + "' must be >= 1");
+    if (!(*wrap)[i].is_boolean()) {
+      return InvalidInput(n.origin() + ": key '" + n.KeyPath("torus_wrap") + "[" +
+                          std::to_string(i) + "]' must be true or false");
+    }
+    t.torus_dims.push_back(d);
+    t.torus_wrap.push_back((*wrap)[i].get<bool>());
+  }
+  return t;
+}
+
+Result<ClusterSizing> ReadSizing(const Node& n) {
+  OCCAM_RETURN_IF_ERROR(n.CheckKeys({"rule", "max_slice", "cube", "full_axis", "shapes"}));
+  ClusterSizing s;
+  OCCAM_ASSIGN_OR_RETURN(s.rule, n.String("rule"));
+  if (s.rule != "gpu" && s.rule != "torus3d" && s.rule != "torus2d") {
+    return n.Error("rule", "must be gpu, torus3d or torus2d (got " + s.rule + ")");
+  }
+  OCCAM_ASSIGN_OR_RETURN(s.max_slice, IntAtLeast(n, "max_slice", 1, 0));
+  OCCAM_ASSIGN_OR_RETURN(s.cube, IntAtLeast(n, "cube", 1, 4));
+  OCCAM_ASSIGN_OR_RETURN(s.full_axis, IntAtLeast(n, "full_axis", 1, 0));
+  if (n.Has("shapes")) {
+    OCCAM_ASSIGN_OR_RETURN(const nlohmann::json* shapes, n.Array("shapes"));
+    for (size_t i = 0; i < shapes->size(); ++i) {
+      const std::string path = n.KeyPath("shapes") + "[" + std::to_string(i) + "]";
+      const auto& shape = (*shapes)[i];
+      if (!shape.is_array() || shape.size() != 2) {
+        return InvalidInput(n.origin() + ": key '" + path + "' must be a pair [x, y]");
+      }
+      std::vector<int64_t> dims;
+      for (const auto& d : shape) {
+        OCCAM_ASSIGN_OR_RETURN(int64_t v, AsInt(d, n.origin(), path));
+        dims.push_back(v);
+      }
+      s.shapes.push_back(dims);
+    }
+  }
+  if (s.rule != "gpu" && s.max_slice == 0) return n.Error("max_slice", "is required for tori");
+  return s;
+}
+
+Result<ClusterSpec> ReadCluster(const Node& n) {
+  OCCAM_RETURN_IF_ERROR(n.CheckKeys({"name", "chip", "num_chips", "tiers"}));
+  ClusterSpec c;
+  OCCAM_ASSIGN_OR_RETURN(c.name, n.String("name", ""));
+  OCCAM_ASSIGN_OR_RETURN(c.num_chips, IntAtLeast(n, "num_chips", 1));
+  if (n.Has("chip") && n.value()["chip"].is_string()) {
+    OCCAM_ASSIGN_OR_RETURN(std::string key, n.String("chip"));
+    auto chip = CatalogChip(key);
+    if (!chip.ok()) return n.Error("chip", chip.status().message());
+    c.chip = *chip;
+  } else {
+    OCCAM_ASSIGN_OR_RETURN(Node chip_node, n.Object("chip"));
+    OCCAM_ASSIGN_OR_RETURN(c.chip, ReadChip(chip_node));
+  }
+  OCCAM_ASSIGN_OR_RETURN(const nlohmann::json* tiers, n.Array("tiers"));
+  if (tiers->empty()) return n.Error("tiers", "must list at least one network tier");
+  for (size_t i = 0; i < tiers->size(); ++i) {
+    OCCAM_ASSIGN_OR_RETURN(TierSpec t, ReadTier(n.Element((*tiers)[i], "tiers", i)));
+    c.tiers.push_back(std::move(t));
+  }
+  return c;
+}
+
+}  // namespace
+
+Result<ClusterDoc> ReadClusterDoc(std::string_view text, std::string_view origin) {
+  OCCAM_ASSIGN_OR_RETURN(nlohmann::json doc, ParseDocument(text, origin));
+  const Node root(doc, std::string(origin), "");
+  OCCAM_RETURN_IF_ERROR(root.CheckKeys({"cluster", "sizing"}));
+  OCCAM_ASSIGN_OR_RETURN(Node cluster_node, root.Object("cluster"));
+  ClusterDoc out;
+  OCCAM_ASSIGN_OR_RETURN(out.cluster, ReadCluster(cluster_node));
+  if (root.Has("sizing")) {
+    OCCAM_ASSIGN_OR_RETURN(Node sizing_node, root.Object("sizing"));
+    OCCAM_ASSIGN_OR_RETURN(out.sizing, ReadSizing(sizing_node));
+  }
+  OCCAM_RETURN_IF_ERROR(ValidateCluster(out.cluster, origin));
+  return out;
+}
+
+}  // namespace spec
 
 Result<ClusterSpec> ParseCluster(std::string_view text, std::string_view origin) {
-  (void)text;
-  return Internal(std::string(origin) + ": cluster parsing is not implemented yet");
+  OCCAM_ASSIGN_OR_RETURN(spec::ClusterDoc doc, spec::ReadClusterDoc(text, origin));
+  if (doc.cluster.name.empty()) doc.cluster.name = std::string(origin);
+  return doc.cluster;
 }
 
 Result<JobSpec> ParseJob(std::string_view text, std::string_view origin) {
-  (void)text;
-  return Internal(std::string(origin) + ": job parsing is not implemented yet");
+  OCCAM_ASSIGN_OR_RETURN(nlohmann::json doc, spec::ParseDocument(text, origin));
+  const spec::Node root(doc, std::string(origin), "");
+  OCCAM_RETURN_IF_ERROR(root.CheckKeys({"job"}));
+  OCCAM_ASSIGN_OR_RETURN(spec::Node n, root.Object("job"));
+  OCCAM_RETURN_IF_ERROR(
+      n.CheckKeys({"seq_len", "global_batch_seqs", "global_batch_tokens", "precision", "balance",
+                   "moe_imbalance", "capacity_factor", "memory_headroom"}));
+  JobSpec job;
+  OCCAM_ASSIGN_OR_RETURN(job.seq_len, spec::IntAtLeast(n, "seq_len", 1));
+  if (n.Has("global_batch_seqs") == n.Has("global_batch_tokens")) {
+    return n.Error("global_batch_seqs", "or global_batch_tokens must be given (exactly one)");
+  }
+  if (n.Has("global_batch_seqs")) {
+    OCCAM_ASSIGN_OR_RETURN(job.global_batch_seqs, spec::IntAtLeast(n, "global_batch_seqs", 1));
+  } else {
+    OCCAM_ASSIGN_OR_RETURN(int64_t tokens, spec::IntAtLeast(n, "global_batch_tokens", 1));
+    if (tokens % job.seq_len != 0) {
+      return n.Error("global_batch_tokens", "(" + std::to_string(tokens) +
+                                                ") must be a multiple of seq_len (" +
+                                                std::to_string(job.seq_len) + ")");
+    }
+    job.global_batch_seqs = tokens / job.seq_len;
+  }
+  OCCAM_ASSIGN_OR_RETURN(std::string precision, n.String("precision", "bf16"));
+  auto p = ParsePrecisionName(precision);
+  if (!p) return n.Error("precision", "must be bf16 or fp8 (got " + precision + ")");
+  job.precision = *p;
+  OCCAM_ASSIGN_OR_RETURN(std::string balance, n.String("balance", "aux-free"));
+  auto b = ParseBalanceMethodName(balance);
+  if (!b) {
+    return n.Error("balance",
+                   "must be one of aux-free, aux-loss, global-aux-loss, seq-aux, none "
+                   "(got " +
+                       balance + ")");
+  }
+  job.balance = *b;
+  OCCAM_ASSIGN_OR_RETURN(job.moe_imbalance, n.Number("moe_imbalance", 0.0));
+  OCCAM_ASSIGN_OR_RETURN(job.capacity_factor, n.Number("capacity_factor", 0.0));
+  OCCAM_ASSIGN_OR_RETURN(job.memory_headroom, n.Number("memory_headroom", 0.05));
+  OCCAM_RETURN_IF_ERROR(ValidateJob(job, origin));
+  return job;
 }
 
-Status ValidateCluster(const ClusterSpec& cluster, std::string_view origin) {
-  (void)cluster;
-  (void)origin;
+Status ValidateCluster(const ClusterSpec& c, std::string_view origin) {
+  const std::string o = std::string(origin) + ": ";
+  if (c.num_chips < 1) {
+    return InvalidInput(o + "cluster.num_chips must be >= 1 (got " + std::to_string(c.num_chips) +
+                        ")");
+  }
+  const ChipSpec& chip = c.chip;
+  for (auto [field, v] : {std::pair<const char*, double>{"peak_bf16", chip.peak_bf16.value()},
+                          {"peak_fp8", chip.peak_fp8.value()},
+                          {"hbm", chip.hbm.value()},
+                          {"hbm_bandwidth", chip.hbm_bandwidth.value()}}) {
+    if (!std::isfinite(v) || v <= 0) {
+      return InvalidInput(o + "cluster.chip." + field + " must be > 0 and finite");
+    }
+  }
+  if (c.tiers.empty()) return InvalidInput(o + "cluster.tiers must list at least one tier");
+  for (size_t i = 0; i < c.tiers.size(); ++i) {
+    const TierSpec& t = c.tiers[i];
+    const std::string at = o + "cluster.tiers[" + std::to_string(i) + "]";
+    const double bw = t.bandwidth.value() / 1e9;
+    if (!std::isfinite(bw) || bw <= 0) {
+      return InvalidInput(at + ".bandwidth_gbps must be > 0 (got " + std::to_string(bw) + ")");
+    }
+    if (!std::isfinite(t.latency.value()) || t.latency.value() < 0) {
+      return InvalidInput(at + ".latency_us must be >= 0 and finite");
+    }
+    if (!std::isfinite(t.efficiency) || t.efficiency <= 0 || t.efficiency > 1.5) {
+      return InvalidInput(at + ".efficiency must be in (0, 1.5]");
+    }
+    if (!std::isfinite(t.oversubscription) || t.oversubscription < 1) {
+      return InvalidInput(at + ".oversubscription must be >= 1");
+    }
+    if (t.size < 1) return InvalidInput(at + ".size must be >= 1");
+    const bool last = i + 1 == c.tiers.size();
+    if (!last && t.size > c.num_chips) {
+      return InvalidInput(at + ".size (" + std::to_string(t.size) + ") exceeds num_chips (" +
+                          std::to_string(c.num_chips) +
+                          "); only the outermost tier may be larger than the cluster");
+    }
+    if (!last && c.tiers[i + 1].size % t.size != 0) {
+      return InvalidInput(at + ".size (" + std::to_string(t.size) +
+                          ") must divide the next tier's size (" +
+                          std::to_string(c.tiers[i + 1].size) + "); tiers nest, innermost first");
+    }
+    if (last && t.size < c.num_chips) {
+      return InvalidInput(at + ".size (" + std::to_string(t.size) +
+                          ") is smaller than num_chips (" + std::to_string(c.num_chips) +
+                          "); the outermost tier must span the cluster");
+    }
+    if (t.kind == TierKind::kTorus) {
+      int64_t product = 1;
+      for (int64_t d : t.torus_dims) product *= d;
+      if (t.torus_dims.empty() || product != t.size || t.torus_wrap.size() != t.torus_dims.size()) {
+        return InvalidInput(at + ".torus_dims must multiply to size (" + std::to_string(t.size) +
+                            ") with one torus_wrap flag per axis");
+      }
+    }
+  }
   return Status::Ok();
 }
 
-Status ValidateJob(const JobSpec& job, std::string_view origin) {
-  (void)job;
-  (void)origin;
+Status ValidateJob(const JobSpec& j, std::string_view origin) {
+  const std::string o = std::string(origin) + ": ";
+  if (j.seq_len < 1 || j.seq_len > (int64_t{1} << 26)) {
+    return InvalidInput(o + "job.seq_len must be in [1, 67108864] (got " +
+                        std::to_string(j.seq_len) + ")");
+  }
+  if (j.global_batch_seqs < 0 || j.global_batch_seqs > (int64_t{1} << 30)) {
+    return InvalidInput(o + "job.global_batch_seqs must be in [1, 2^30] (got " +
+                        std::to_string(j.global_batch_seqs) + ")");
+  }
+  if (!std::isfinite(j.moe_imbalance) || (j.moe_imbalance != 0 && j.moe_imbalance < 1)) {
+    return InvalidInput(o +
+                        "job.moe_imbalance is max/mean expert load: 0 (derive from the "
+                        "balance method) or >= 1 (got " +
+                        std::to_string(j.moe_imbalance) + ")");
+  }
+  if (!std::isfinite(j.capacity_factor) || (j.capacity_factor != 0 && j.capacity_factor < 1)) {
+    return InvalidInput(o + "job.capacity_factor must be 0 (dropless) or >= 1 (got " +
+                        std::to_string(j.capacity_factor) + ")");
+  }
+  if (!std::isfinite(j.memory_headroom) || j.memory_headroom < 0 || j.memory_headroom >= 1) {
+    return InvalidInput(o + "job.memory_headroom must be in [0, 1) (got " +
+                        std::to_string(j.memory_headroom) + ")");
+  }
   return Status::Ok();
 }
 

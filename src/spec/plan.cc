@@ -27,8 +27,8 @@ Result<int64_t> ParseCount(std::string_view field, std::string_view value, int64
     return FieldError(field, "'" + std::string(value) + "' is not an integer");
   }
   if (v < min) {
-    return FieldError(field, "must be >= " + std::to_string(min) + " (got " + std::to_string(v) +
-                                 ")");
+    return FieldError(field,
+                      "must be >= " + std::to_string(min) + " (got " + std::to_string(v) + ")");
   }
   if (v > (int64_t{1} << 40)) {
     return FieldError(field, "'" + std::string(value) + "' is implausibly large");
@@ -47,11 +47,16 @@ Result<Axis> ParseAxis(std::string_view name) {
 
 std::string_view AxisName(Axis a) {
   switch (a) {
-    case Axis::kTp: return "tp";
-    case Axis::kCp: return "cp";
-    case Axis::kEp: return "ep";
-    case Axis::kDp: return "dp";
-    case Axis::kPp: return "pp";
+    case Axis::kTp:
+      return "tp";
+    case Axis::kCp:
+      return "cp";
+    case Axis::kEp:
+      return "ep";
+    case Axis::kDp:
+      return "dp";
+    case Axis::kPp:
+      return "pp";
   }
   return "?";
 }
@@ -62,8 +67,8 @@ Status ParseOrder(std::string_view value, PlanSpec& plan) {
   size_t start = 0;
   while (start <= value.size()) {
     const size_t slash = value.find('/', start);
-    const auto item = value.substr(start, slash == std::string_view::npos ? value.npos
-                                                                          : slash - start);
+    const auto item =
+        value.substr(start, slash == std::string_view::npos ? value.npos : slash - start);
     OCCAM_ASSIGN_OR_RETURN(Axis axis, ParseAxis(item));
     for (Axis seen : plan.order) {
       if (seen == axis) return FieldError("order", "axis '" + std::string(item) + "' repeated");
@@ -81,8 +86,8 @@ Status ParseStages(std::string_view value, PlanSpec& plan) {
   size_t start = 0;
   while (start <= value.size()) {
     const size_t slash = value.find('/', start);
-    const auto item = value.substr(start, slash == std::string_view::npos ? value.npos
-                                                                          : slash - start);
+    const auto item =
+        value.substr(start, slash == std::string_view::npos ? value.npos : slash - start);
     OCCAM_ASSIGN_OR_RETURN(int64_t n, ParseCount("stages", item, 0));
     plan.stage_layers.push_back(n);
     if (slash == std::string_view::npos) break;
@@ -129,9 +134,12 @@ Status ApplyField(std::string_view key, std::string_view value, PlanSpec& plan) 
     return Status::Ok();
   }
   if (key == "sp") {
-    if (value == "true" || value == "1") plan.sp = true;
-    else if (value == "false" || value == "0") plan.sp = false;
-    else return FieldError(key, "'" + std::string(value) + "' is not true or false");
+    if (value == "true" || value == "1")
+      plan.sp = true;
+    else if (value == "false" || value == "0")
+      plan.sp = false;
+    else
+      return FieldError(key, "'" + std::string(value) + "' is not true or false");
     return Status::Ok();
   }
   if (key == "order") return ParseOrder(value, plan);
