@@ -124,9 +124,15 @@ struct TierSpec {
   bool in_network_reduction = false;  // NVLink SHARP / IB SHARP
   double oversubscription = 1.0;      // traffic leaving this tier is slowed by this factor
   // Calibration: achievable fraction of `bandwidth` for large messages, and
-  // the message size at which half of that plateau is reached.
+  // the size of one transfer (a ring step's chunk S/n, one peer's share of an
+  // all-to-all) at which half of that plateau is reached (doc/cost-model.md § 4).
   double efficiency = 0.8;
   Bytes half_bandwidth_bytes = Bytes(16e6);
+  // Calibration of in-network all-reduce (NVLS), used only when
+  // in_network_reduction: achievable fraction of `bandwidth` for the
+  // (1 + 1/n)·S bytes each chip moves (doc/cost-model.md § 4). 0 = not
+  // calibrated, in-network reduction is then not used.
+  double in_network_efficiency = 0.0;
 };
 
 struct ClusterSpec {
