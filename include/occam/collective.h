@@ -4,7 +4,14 @@
 // Ranks are numbered 0..num_chips-1; a tier-i unit is a block of
 // tiers[i].size consecutive ranks (TPU tori: x fastest, then y, then z).
 // Every parallel-axis group is an arithmetic progression of ranks, so a group
-// is (size, stride); all groups of one axis run concurrently.
+// is (size, stride); all groups of one axis run concurrently, and every rank
+// belongs to exactly one of them. Groups are aligned: a group's first rank is
+// a multiple of its span inside the blocks it touches.
+//
+// Tier bandwidth is per chip, one direction (TierSpec): for kSwitch it is the
+// chip's rate into the switch, for kMesh the sum over its (size-1) pair links,
+// for kTorus the sum over its 2*dims links, for kFatTree / kDcn the chip's NIC
+// share. A tier's usable rate is bandwidth / oversubscription.
 #pragma once
 
 #include <array>
@@ -17,12 +24,19 @@
 
 namespace occam {
 
-enum class CollectiveOp { kAllReduce, kReduceScatter, kAllGather, kAllToAll, kBroadcast, kSendRecv };
+enum class CollectiveOp {
+  kAllReduce,
+  kReduceScatter,
+  kAllGather,
+  kAllToAll,
+  kBroadcast,
+  kSendRecv
+};
 
 std::string_view CollectiveOpName(CollectiveOp op);  // "all-reduce", ...
 
 enum class CollectiveAlgorithm {
-  kNone,          // group of one: nothing to do
+  kNone,  // group of one: nothing to do
   kRing,
   kTree,          // double binary tree
   kNvls,          // NVLink SHARP in-switch reduction
@@ -38,6 +52,10 @@ struct RankGroup {
   int64_t stride = 1;
 };
 
+// Clusters with more tiers than this are costed on their innermost tiers only
+// (ValidateCollectiveGroup rejects them).
+inline constexpr int kMaxCollectiveTiers = 8;
+
 struct CollectiveOptions {
   // All-to-all: max/mean receive load over ranks (1 = uniform).
   double imbalance = 1.0;
@@ -46,6 +64,7 @@ struct CollectiveOptions {
   int64_t max_units_per_token = 0;
   int64_t top_k = 0;
   // Restrict the choice (kNone = pick the fastest applicable, as NCCL/XLA would).
+  // A forced algorithm that does not apply yields an infinite time.
   CollectiveAlgorithm force = CollectiveAlgorithm::kNone;
 };
 
@@ -66,11 +85,23 @@ struct CollectiveCost {
 CollectiveCost EstimateCollective(const ClusterSpec& cluster, CollectiveOp op, Bytes bytes,
                                   RankGroup group, const CollectiveOptions& options = {});
 
+// nccl-tests bus-bandwidth factor: 2(n-1)/n for all-reduce, (n-1)/n for
+// all-gather / reduce-scatter / all-to-all, 1 for broadcast and send/recv.
+double BusBandwidthFactor(CollectiveOp op, int64_t n);
+
+// Checks a user-given group against a cluster (size >= 1, stride >= 1,
+// size*stride <= num_chips, tier count); messages name `what` (a flag).
+Status ValidateCollectiveGroup(const ClusterSpec& cluster, RankGroup group, std::string_view what);
+
 // Where a group sits: how many of its members share one tier-i unit, per tier.
 std::vector<int64_t> MembersPerTier(const ClusterSpec& cluster, RankGroup group);
 
-// Placement: the group of each parallel axis when the axes are laid onto the
-// ranks in `order` (innermost first). Axes absent from `order` get size 1.
+// Placement (Megatron-Core rank layout): the group of each parallel axis when
+// the axes are laid onto the ranks in `order` (innermost first, the first
+// axis varies fastest). Axes absent from `order` are laid outside the listed
+// ones in the default sequence tp, cp, dp, pp. kEp in `order` is accepted and
+// ignored: expert parallelism folds into the dp*cp ranks (ep divides dp*cp)
+// as their innermost sub-group; edp holds the rest. etp does not move ranks.
 struct AxisGroups {
   RankGroup tp, cp, ep, dp, pp;
   RankGroup edp;  // expert-data-parallel group (dp*cp / ep ranks holding the same experts)

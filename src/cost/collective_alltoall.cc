@@ -1,0 +1,101 @@
+// All-to-all on switched / mesh / fat-tree tiers: uniform, and expert
+// dispatch with top-k routing and node-limited routing (each token reaches at
+// most M innermost units, DeepSeek-V3 M = 4), as DeepEP runs it: one copy per
+// (token, destination unit) crosses the network, then it is forwarded inside
+// the unit to each destination rank. Sources: doc/cost-model.md § 4.7.
+//
+// Symbols: b bytes of the per-rank send buffer (one copy per routed expert
+// when top-k is given); g = m_0 members per innermost unit; U = n / g units;
+// k top-k; M' = min(M, U) units a token may use; D expected distinct units per
+// token; D_r remote ones; c distinct ranks per (token, unit); lambda
+// imbalance (max/mean receive load).
+#include <algorithm>
+#include <cmath>
+
+#include "cost/collective_internal.h"
+
+namespace occam::collective_internal {
+namespace {
+
+// Per-rank bytes each tier carries and the peers (ranks or units) they are
+// split over; one transfer is bytes / peers (the efficiency argument).
+struct Traffic {
+  std::array<double, kMaxCollectiveTiers> bytes{};
+  std::array<double, kMaxCollectiveTiers> peers{};
+};
+
+// Per-rank bytes each tier carries (index = tier), the expert model.
+// Experts are spread uniformly; a token picks its k experts uniformly inside
+// its M' allowed units, so D = M' (1 - (1 - 1/M')^k) and, by symmetry, a
+// fraction (U-1)/U of those units is remote. Inside a unit the j = k/D experts
+// sit on c = g (1 - (1 - 1/g)^j) distinct ranks, of which (g-1)/g are not the
+// forwarding rank.
+void ExpertBytes(const Layout& l, double b, const CollectiveOptions& o, Traffic* traffic) {
+  const double g = l.members[0];
+  const double units = l.n / g;
+  const double k = static_cast<double>(o.top_k);
+  double allowed = units;
+  if (o.max_units_per_token > 0) {
+    allowed = std::min(units, static_cast<double>(o.max_units_per_token));
+  }
+  const double distinct = allowed * (1 - std::pow(1 - 1 / allowed, k));
+  const double remote = distinct * (units - 1) / units;
+  const double per_unit = k / distinct;
+  const double ranks = g * (1 - std::pow(1 - 1 / g, per_unit));
+  const double copy = b / k;
+  traffic->bytes[0] = copy * distinct * ranks * (g - 1) / g;
+  traffic->peers[0] = g - 1;
+  for (int i = 1; i <= l.top; ++i) {
+    // Remote units outside the rank's tier-(i-1) unit.
+    const auto u = static_cast<size_t>(i);
+    const double below = l.members[u - 1] / g;
+    const double outside = units > 1 ? (units - below) / (units - 1) : 0;
+    traffic->bytes[u] = copy * remote * outside;
+    traffic->peers[u] = units - below;
+  }
+}
+
+// Uniform all-to-all: b / n to every rank; traffic leaving the tier-(i-1)
+// unit is b (n - m_{i-1}) / n (hardware.md § 7.3).
+void UniformBytes(const Layout& l, double b, Traffic* traffic) {
+  traffic->bytes[0] = b * (l.members[0] - 1) / l.n;
+  traffic->peers[0] = l.members[0] - 1;
+  for (int i = 1; i <= l.top; ++i) {
+    const auto u = static_cast<size_t>(i);
+    traffic->peers[u] = l.n - l.members[u - 1];
+    traffic->bytes[u] = b * traffic->peers[u] / l.n;
+  }
+}
+
+}  // namespace
+
+// T = sum_i alpha_i + lambda * max_i bytes_i / (rate_i * eta_i(b)): every
+// tier's transfers run at once (pipelined), the slowest tier decides.
+Cost AllToAllSwitched(const ClusterSpec& cluster, double bytes, const Layout& layout,
+                      const CollectiveOptions& options) {
+  Traffic traffic;
+  if (options.top_k > 0) {
+    ExpertBytes(layout, bytes, options, &traffic);
+  } else {
+    UniformBytes(layout, bytes, &traffic);
+  }
+  const double imbalance = std::max(options.imbalance, 1.0);
+  double latency = 0, slowest = 0;
+  int limit = -1;
+  for (int i = 0; i <= layout.top; ++i) {
+    const auto u = static_cast<size_t>(i);
+    const TierSpec& t = cluster.tiers[u];
+    if (layout.fanout[u] > 1) latency += t.latency.value();
+    if (traffic.bytes[u] <= 0) continue;
+    const double rate = i == 0 ? InnerRate(t, layout.members[0]) : TierRate(t);
+    const double chunk = traffic.bytes[u] / std::max(traffic.peers[u], 1.0);
+    const double time = traffic.bytes[u] / (rate * Eta(t, chunk));
+    if (time > slowest || limit < 0) {
+      slowest = time;
+      limit = i;
+    }
+  }
+  return Cost{latency + imbalance * slowest, limit};
+}
+
+}  // namespace occam::collective_internal

@@ -1,0 +1,83 @@
+// Private pieces of the collective cost model shared by collective*.cc.
+// Sources of every formula: doc/cost-model.md § 4.
+//
+// Symbols: n group size; S bytes of one call (nccl-tests "size"); m_i group
+// members inside one tier-i unit; f_i = m_i / m_{i-1} units of tier i-1 the
+// group touches inside one tier-i unit (m_{-1} = 1); B_i tier bandwidth per
+// chip, one direction; o_i oversubscription; eta_i(x) size-dependent
+// efficiency; alpha_i per-step latency.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <limits>
+
+#include "occam/collective.h"
+
+namespace occam::collective_internal {
+
+inline constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Where a group sits on the tiers. Everything is a double so the cost
+// arithmetic needs no casts; counts are whole numbers.
+struct Layout {
+  int num_tiers = 0;
+  double n = 1;
+  std::array<double, kMaxCollectiveTiers> members{};  // m_i
+  std::array<double, kMaxCollectiveTiers> fanout{};   // f_i
+  int top = -1;  // highest tier with f_i > 1 (-1: a group of one)
+};
+
+Layout MakeLayout(const ClusterSpec& cluster, RankGroup group);
+
+// A candidate's cost: total seconds and the tier that contributes most.
+struct Cost {
+  double time = kInf;
+  int tier = -1;
+};
+
+// Accumulates per-tier contributions of a serialized algorithm.
+struct TierSum {
+  std::array<double, kMaxCollectiveTiers> part{};
+  double total = 0;
+  void Add(int tier, double seconds) {
+    part[static_cast<size_t>(tier)] += seconds;
+    total += seconds;
+  }
+  Cost Result() const;
+};
+
+// eta_i(x) = efficiency_i * x / (x + half_bandwidth_i), x = the bytes of one
+// transfer: one ring step's chunk, one peer's share (doc § 4.2).
+double Eta(const TierSpec& tier, double bytes);
+// Usable per-chip rate of a tier for traffic that crosses it: B_i / o_i.
+double TierRate(const TierSpec& tier);
+// Per-chip rate of the innermost tier for a sub-group of m members of its
+// unit: full rate on a switch, (m-1) of (size-1) pair links on a mesh.
+double InnerRate(const TierSpec& tier, double m);
+
+// Ring over tiers [base, top] of `layout` (members of tier base-1 count as 1
+// when base > 0): `phases` ring phases (1: RS or AG, 2: AR) each moving
+// (n-1)/n of `traffic` bytes per rank in chunks of `msg` / n bytes.
+Cost Ring(const ClusterSpec& cluster, const Layout& layout, int base, double traffic, double msg,
+          int phases);
+// The same group with its innermost `inner` members per tier-0 unit folded
+// away: the "across" part of a hierarchical algorithm.
+Layout Across(const Layout& layout);
+
+// Switched / mesh / fat-tree algorithms (collective_switched.cc).
+Cost BestSwitched(const ClusterSpec& cluster, CollectiveOp op, double bytes, const Layout& layout,
+                  const CollectiveOptions& options, CollectiveAlgorithm* algorithm);
+// TPU torus algorithms, tier 0 is kTorus (collective_torus.cc).
+Cost BestTorus(const ClusterSpec& cluster, CollectiveOp op, double bytes, RankGroup group,
+               const Layout& layout, const CollectiveOptions& options,
+               CollectiveAlgorithm* algorithm);
+// Expert / uniform all-to-all on switched tiers (collective_alltoall.cc).
+Cost AllToAllSwitched(const ClusterSpec& cluster, double bytes, const Layout& layout,
+                      const CollectiveOptions& options);
+
+// Picks `candidate` into (best, best_algorithm) when it is faster and allowed.
+void Consider(Cost candidate, CollectiveAlgorithm algorithm, CollectiveAlgorithm force, Cost* best,
+              CollectiveAlgorithm* best_algorithm);
+
+}  // namespace occam::collective_internal

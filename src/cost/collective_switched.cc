@@ -1,0 +1,139 @@
+// Collectives on switched (NVLink / NVL72), mesh (AMD Infinity Fabric) and
+// fat-tree / DCN tiers: ring, double binary tree, NVLS, hierarchical,
+// direct. Sources: doc/cost-model.md § 4.3-4.6.
+//
+// Symbols as in collective_internal.h; m = m_0 (members per innermost unit).
+#include <cmath>
+
+#include "cost/collective_internal.h"
+
+namespace occam::collective_internal {
+namespace {
+
+// The group's innermost part alone: m_0 members on tier 0.
+Layout Inner(const Layout& layout) {
+  Layout in = layout;
+  in.n = layout.members[0];
+  in.top = layout.members[0] > 1 ? 0 : -1;
+  return in;
+}
+
+// Double binary tree (NCCL Tree; hardware.md § 7.1): chain inside the
+// innermost unit, binary trees above; up then down, so latency
+// 2 * ((m-1) alpha_0 + sum_{i>0} ceil(log2 f_i) alpha_i) and each rank moves
+// about 2 S per direction over the slowest tier. Tree pipelines fixed chunks
+// through the levels, so its efficiency is taken at S (not S / n).
+Cost Tree(const ClusterSpec& cluster, const Layout& layout, double bytes) {
+  double latency = 0, slowest = 0;
+  int limit = -1;
+  for (int i = 0; i <= layout.top; ++i) {
+    const auto u = static_cast<size_t>(i);
+    if (layout.fanout[u] <= 1) continue;
+    const TierSpec& t = cluster.tiers[u];
+    const double hops = i == 0 ? layout.fanout[0] - 1 : std::ceil(std::log2(layout.fanout[u]));
+    latency += 2 * hops * t.latency.value();
+    const double rate =
+        i == 0 ? InnerRate(t, layout.members[0]) : layout.members[u - 1] * TierRate(t);
+    const double bw_time = 2 * bytes / (rate * Eta(t, bytes));
+    if (bw_time > slowest || limit < 0) {
+      slowest = bw_time;
+      limit = i;
+    }
+  }
+  return Cost{latency + slowest, limit};
+}
+
+// NVLink SHARP all-reduce (hardware.md § 4.2, § 7.1): the switch reduces and
+// multicasts, each chip sends S + S/m and receives S/m + S, so
+// T = 2 alpha_0 + (1 + 1/m) S / (eta_nvls(S) B_0). Across units (NVLS-tree)
+// the m reduced shards of S/m each run a ring all-reduce across.
+Cost Nvls(const ClusterSpec& cluster, const Layout& layout, double bytes) {
+  const TierSpec& t = cluster.tiers[0];
+  const double m = layout.members[0];
+  if (t.kind != TierKind::kSwitch || !t.in_network_reduction || t.in_network_efficiency <= 0 ||
+      m <= 1) {
+    return Cost{};
+  }
+  const double half = t.half_bandwidth_bytes.value();
+  const double chunk = bytes / m;  // each chip reduces and multicasts one S/m shard
+  const double eta = t.in_network_efficiency * (half > 0 ? chunk / (chunk + half) : 1.0);
+  TierSum sum;
+  sum.Add(0, 2 * t.latency.value() + (1 + 1 / m) * bytes / (TierRate(t) * eta));
+  if (layout.top >= 1) {
+    const Cost across = Ring(cluster, Across(layout), 1, bytes / m, bytes / m, 2);
+    sum.Add(across.tier, across.time);
+  }
+  return sum.Result();
+}
+
+// Reduce-scatter (or all-gather) inside the innermost unit, the collective on
+// the S/m shard across units, all-gather inside (hardware.md § 7.3).
+// `inner_phases`: 2 for all-reduce (RS + AG inside), 1 for RS or AG.
+Cost Hierarchical(const ClusterSpec& cluster, const Layout& layout, double bytes, int phases) {
+  const double m = layout.members[0];
+  if (m <= 1 || layout.top < 1) return Cost{};
+  const Cost inner = Ring(cluster, Inner(layout), 0, bytes, bytes, 1);
+  const Cost across = Ring(cluster, Across(layout), 1, bytes / m, bytes / m, phases);
+  TierSum sum;
+  sum.Add(0, phases * inner.time);
+  sum.Add(across.tier, across.time);
+  return sum.Result();
+}
+
+// Send/recv between ranks `stride` apart: one step on the lowest tier that
+// holds both; on a mesh a pair shares one link.
+Cost SendRecv(const ClusterSpec& cluster, const Layout& layout, double bytes) {
+  for (int i = 0; i <= layout.top; ++i) {
+    const auto u = static_cast<size_t>(i);
+    if (layout.fanout[u] <= 1) continue;
+    const TierSpec& t = cluster.tiers[u];
+    const double rate = i == 0 ? InnerRate(t, 2) : TierRate(t);
+    return Cost{t.latency.value() + bytes / (rate * Eta(t, bytes)), i};
+  }
+  return Cost{0, -1};
+}
+
+}  // namespace
+
+Cost BestSwitched(const ClusterSpec& cluster, CollectiveOp op, double bytes, const Layout& layout,
+                  const CollectiveOptions& options, CollectiveAlgorithm* algorithm) {
+  const CollectiveAlgorithm force = options.force;
+  Cost best;
+  *algorithm = force;
+  // A ring confined to a mesh unit talks to every peer directly (RCCL uses
+  // all m-1 links): name it "direct".
+  const bool mesh_only = cluster.tiers[0].kind == TierKind::kMesh && layout.top == 0;
+  const CollectiveAlgorithm ring =
+      mesh_only ? CollectiveAlgorithm::kDirect : CollectiveAlgorithm::kRing;
+  switch (op) {
+    case CollectiveOp::kAllReduce:
+      Consider(Ring(cluster, layout, 0, bytes, bytes, 2), ring, force, &best, algorithm);
+      Consider(Tree(cluster, layout, bytes), CollectiveAlgorithm::kTree, force, &best, algorithm);
+      Consider(Nvls(cluster, layout, bytes), CollectiveAlgorithm::kNvls, force, &best, algorithm);
+      Consider(Hierarchical(cluster, layout, bytes, 2), CollectiveAlgorithm::kHierarchical, force,
+               &best, algorithm);
+      break;
+    case CollectiveOp::kReduceScatter:
+    case CollectiveOp::kAllGather:
+      Consider(Ring(cluster, layout, 0, bytes, bytes, 1), ring, force, &best, algorithm);
+      Consider(Hierarchical(cluster, layout, bytes, 1), CollectiveAlgorithm::kHierarchical, force,
+               &best, algorithm);
+      break;
+    case CollectiveOp::kAllToAll:
+      Consider(AllToAllSwitched(cluster, bytes, layout, options), CollectiveAlgorithm::kDirect,
+               force, &best, algorithm);
+      break;
+    case CollectiveOp::kBroadcast:
+      // Pipelined ring broadcast: every rank forwards all S once.
+      Consider(Ring(cluster, layout, 0, bytes * layout.n / (layout.n - 1), bytes, 1),
+               CollectiveAlgorithm::kRing, force, &best, algorithm);
+      break;
+    case CollectiveOp::kSendRecv:
+      Consider(SendRecv(cluster, layout, bytes), CollectiveAlgorithm::kDirect, force, &best,
+               algorithm);
+      break;
+  }
+  return best;
+}
+
+}  // namespace occam::collective_internal

@@ -1,0 +1,208 @@
+// Collectives on TPU ICI tori (tier 0 is kTorus), with data-center network
+// tiers above. Sources: doc/cost-model.md § 4.8; "How to Scale Your Model",
+// Sharded Matrices and TPU chapters (hardware.md § 7.5).
+//
+// Symbols: D_d torus extent of axis d; e_d group members along axis d; h_d
+// their spacing in hops (h_d interleaved groups share each link); ring_d: the
+// group covers a wrapped axis entirely (e_d h_d = D_d, wraparound), so it
+// runs a bidirectional ring; otherwise a line. B_link = B_0 / (2 dims).
+// W_d = (ring_d ? 2 : 1) B_link / h_d per-chip bandwidth along axis d.
+#include <algorithm>
+#include <cmath>
+
+#include "cost/collective_internal.h"
+
+namespace occam::collective_internal {
+namespace {
+
+constexpr int kMaxDims = 4;
+
+struct Span {
+  int dims = 0;
+  std::array<double, kMaxDims> extent{};
+  std::array<double, kMaxDims> spacing{};
+  std::array<bool, kMaxDims> ring{};
+};
+
+int64_t Dim(const TierSpec& t, int d) {
+  if (t.torus_dims.empty()) return std::max<int64_t>(t.size, 1);
+  return std::max<int64_t>(t.torus_dims[static_cast<size_t>(d)], 1);
+}
+
+bool Wraps(const TierSpec& t, int d) {
+  return static_cast<size_t>(d) < t.torus_wrap.size() && t.torus_wrap[static_cast<size_t>(d)];
+}
+
+int Dims(const TierSpec& t) {
+  return std::clamp(static_cast<int>(t.torus_dims.size()), 1, kMaxDims);
+}
+
+// Splits the progression (stride, count) into per-axis extents, x fastest.
+// Exact when strides and counts divide the axis extents (every placement
+// occam makes on a torus does); otherwise an approximation that keeps
+// the member count.
+Span Decompose(const TierSpec& t, int64_t stride, int64_t count) {
+  Span s;
+  s.dims = Dims(t);
+  int64_t step = std::max<int64_t>(stride, 1);
+  int64_t left = std::max<int64_t>(count, 1);
+  for (int d = 0; d < s.dims; ++d) {
+    const auto u = static_cast<size_t>(d);
+    const int64_t dim = Dim(t, d);
+    s.extent[u] = 1;
+    s.spacing[u] = 1;
+    if (left <= 1) continue;
+    if (step >= dim) {
+      step = (step + dim - 1) / dim;
+      continue;
+    }
+    const int64_t e = std::min(left, std::max<int64_t>(dim / step, 1));
+    s.extent[u] = static_cast<double>(e);
+    s.spacing[u] = static_cast<double>(step);
+    s.ring[u] = e * step == dim && Wraps(t, d);
+    left = (left + e - 1) / e;
+    step = 1;
+  }
+  return s;
+}
+
+double LinkRate(const TierSpec& t) { return TierRate(t) / (2.0 * Dims(t)); }
+
+double AxisRate(const Span& s, int d, double link) {
+  const auto u = static_cast<size_t>(d);
+  return (s.ring[u] ? 2.0 : 1.0) * link / s.spacing[u];
+}
+
+// Latency-bound hop count of one phase along the axes: D_d / 2 around a
+// ring, (e_d - 1) h_d along a line.
+double Hops(const Span& s) {
+  double hops = 0;
+  for (int d = 0; d < s.dims; ++d) {
+    const auto u = static_cast<size_t>(d);
+    if (s.extent[u] <= 1) continue;
+    hops += s.ring[u] ? s.extent[u] * s.spacing[u] / 2 : (s.extent[u] - 1) * s.spacing[u];
+  }
+  return hops;
+}
+
+double SumAxisRates(const Span& s, double link) {
+  double w = 0;
+  for (int d = 0; d < s.dims; ++d) {
+    if (s.extent[static_cast<size_t>(d)] > 1) w += AxisRate(s, d, link);
+  }
+  return w;
+}
+
+// All-gather or reduce-scatter over the axes at once (d rotated copies keep
+// all links busy): T = max(alpha * hops, (m-1)/m * S / (eta(S) sum_d W_d)).
+double GatherTime(const TierSpec& t, const Span& s, double m, double bytes) {
+  const double bw = (m - 1) / m * bytes / (Eta(t, bytes / m) * SumAxisRates(s, LinkRate(t)));
+  return std::max(t.latency.value() * Hops(s), bw);
+}
+
+// Bisection-bound all-to-all of a per-chip buffer b: cutting axis d moves
+// n b / 4 each way over (n / e_d) (ring ? 2 : 1) links shared by h_d groups,
+// so T_d = e_d h_d b / (4 (ring ? 2 : 1) B_link); T = alpha * hops + max_d.
+double AllToAllTime(const TierSpec& t, const Span& s, double b, double chunk) {
+  double slowest = 0;
+  for (int d = 0; d < s.dims; ++d) {
+    const auto u = static_cast<size_t>(d);
+    if (s.extent[u] <= 1) continue;
+    const double width = (s.ring[u] ? 2.0 : 1.0) * LinkRate(t);
+    slowest = std::max(slowest, s.extent[u] * s.spacing[u] * b / (4 * width));
+  }
+  return t.latency.value() * Hops(s) + slowest / Eta(t, chunk);
+}
+
+// Manhattan distance (with wraparound) to the rank `stride` away.
+double PeerHops(const TierSpec& t, int64_t stride) {
+  double hops = 0;
+  int64_t rest = stride;
+  for (int d = 0; d < Dims(t); ++d) {
+    const int64_t dim = Dim(t, d);
+    const int64_t c = rest % dim;
+    rest /= dim;
+    hops += static_cast<double>(Wraps(t, d) ? std::min(c, dim - c) : c);
+  }
+  return std::max(hops, 1.0);
+}
+
+}  // namespace
+
+Cost BestTorus(const ClusterSpec& cluster, CollectiveOp op, double bytes, RankGroup group,
+               const Layout& layout, const CollectiveOptions& options,
+               CollectiveAlgorithm* algorithm) {
+  const TierSpec& t = cluster.tiers[0];
+  const double m = layout.members[0];
+  const Span span = Decompose(t, group.stride, static_cast<int64_t>(m));
+  const bool inside = m > 1, across = layout.top >= 1;
+  const Layout out = Across(layout);
+  TierSum sum;
+  switch (op) {
+    case CollectiveOp::kAllReduce:
+    case CollectiveOp::kReduceScatter:
+    case CollectiveOp::kAllGather: {
+      const int phases = op == CollectiveOp::kAllReduce ? 2 : 1;
+      if (inside) sum.Add(0, phases * GatherTime(t, span, m, bytes));
+      if (across) {
+        const Cost c = Ring(cluster, out, 1, bytes / m, bytes / m, phases);
+        sum.Add(c.tier, c.time);
+      }
+      break;
+    }
+    case CollectiveOp::kAllToAll: {
+      // Inside the slice the group exchanges m/n of the buffer; the rest
+      // leaves it over the data-center tiers, both at once.
+      const double imbalance = std::max(options.imbalance, 1.0);
+      const double chunk = bytes / layout.n;  // one peer's share
+      Cost worst{inside ? imbalance * AllToAllTime(t, span, bytes * m / layout.n, chunk) : 0.0,
+                 inside ? 0 : -1};
+      for (int i = 1; i <= layout.top; ++i) {
+        const TierSpec& ti = cluster.tiers[static_cast<size_t>(i)];
+        const double leave =
+            bytes * (layout.n - layout.members[static_cast<size_t>(i - 1)]) / layout.n;
+        const double time =
+            ti.latency.value() + imbalance * leave / (TierRate(ti) * Eta(ti, chunk));
+        if (time > worst.time) worst = Cost{time, i};
+      }
+      sum.Add(std::max(worst.tier, 0), worst.time);
+      break;
+    }
+    case CollectiveOp::kBroadcast: {
+      if (inside) {
+        const double bw = bytes / (Eta(t, bytes / m) * SumAxisRates(span, LinkRate(t)));
+        sum.Add(0, t.latency.value() * Hops(span) + bw);
+      }
+      if (across) {
+        const Cost c = Ring(cluster, out, 1, bytes * out.n / (out.n - 1), bytes, 1);
+        sum.Add(c.tier, c.time);
+      }
+      break;
+    }
+    case CollectiveOp::kSendRecv: {
+      if (inside) {
+        sum.Add(0, t.latency.value() * PeerHops(t, group.stride) +
+                       bytes / (LinkRate(t) * Eta(t, bytes)));
+      } else {
+        const auto u = static_cast<size_t>(std::max(layout.top, 0));
+        const TierSpec& ti = cluster.tiers[u];
+        sum.Add(static_cast<int>(u), ti.latency.value() + bytes / (TierRate(ti) * Eta(ti, bytes)));
+      }
+      break;
+    }
+  }
+  CollectiveAlgorithm natural = CollectiveAlgorithm::kTorus;
+  if (op == CollectiveOp::kAllToAll || op == CollectiveOp::kSendRecv) {
+    natural = inside ? CollectiveAlgorithm::kTorus : CollectiveAlgorithm::kDirect;
+  } else if (inside && across) {
+    natural = CollectiveAlgorithm::kHierarchical;
+  } else if (!inside) {
+    natural = CollectiveAlgorithm::kRing;
+  }
+  Cost best;
+  *algorithm = options.force;
+  Consider(sum.Result(), natural, options.force, &best, algorithm);
+  return best;
+}
+
+}  // namespace occam::collective_internal
