@@ -1,0 +1,124 @@
+// TPU torus collectives against the formulas of "How to Scale Your Model"
+// (Sharded Matrices; TPU chapter) as collected in hardware.md § 7.5. The
+// expected values are written from those formulas, with ideal efficiency.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "cost/collective_test_clusters.h"
+#include "occam/collective.h"
+
+namespace occam {
+namespace {
+
+using testing::TorusCluster;
+
+constexpr double kLink = 100e9;  // v5p per-link uni (GC_V5P)
+constexpr double kHop = 1e-6;    // per-hop latency (SB_SHARD)
+
+ClusterSpec Cube16() { return TorusCluster({16, 16, 16}, {true, true, true}, 100); }
+
+// One wrapped axis of n: T = max((n/2) alpha, (n-1)/n S / (2 B_link)).
+double OneAxisGather(double n, double s) {
+  return std::max(n / 2 * kHop, (n - 1) / n * s / (2 * kLink));
+}
+
+TEST(Torus, AllGatherAlongOneWrappedAxis) {
+  const ClusterSpec c = Cube16();
+  for (double s : {512e6, 1e5}) {  // bandwidth-bound, then latency-bound
+    const auto x = EstimateCollective(c, CollectiveOp::kAllGather, Bytes(s), RankGroup{16, 1});
+    EXPECT_NEAR(x.time.value(), OneAxisGather(16, s), 1e-12) << s;
+    EXPECT_EQ(x.algorithm, CollectiveAlgorithm::kTorus);
+    // The y axis (stride 16) and z axis (stride 256) are the same rings.
+    const auto y = EstimateCollective(c, CollectiveOp::kAllGather, Bytes(s), RankGroup{16, 16});
+    const auto z = EstimateCollective(c, CollectiveOp::kAllGather, Bytes(s), RankGroup{16, 256});
+    EXPECT_DOUBLE_EQ(y.time.value(), x.time.value());
+    EXPECT_DOUBLE_EQ(z.time.value(), x.time.value());
+  }
+}
+
+TEST(Torus, ReduceScatterEqualsGatherAndAllReduceIsTwice) {
+  const ClusterSpec c = Cube16();
+  const double s = 256e6;
+  const auto rs = EstimateCollective(c, CollectiveOp::kReduceScatter, Bytes(s), RankGroup{16, 1});
+  const auto ar = EstimateCollective(c, CollectiveOp::kAllReduce, Bytes(s), RankGroup{16, 1});
+  EXPECT_NEAR(rs.time.value(), OneAxisGather(16, s), 1e-12);
+  EXPECT_NEAR(ar.time.value(), 2 * OneAxisGather(16, s), 1e-12);
+}
+
+TEST(Torus, AxisWithoutWraparoundIsALine) {
+  // v5e-style 4x4 without wraparound: bandwidth halves, hops become n-1.
+  const ClusterSpec c = TorusCluster({4, 4}, {false, false}, 45);
+  const double s = 34e6, n = 4, link = 45e9;
+  const auto cost = EstimateCollective(c, CollectiveOp::kAllGather, Bytes(s), RankGroup{4, 1});
+  EXPECT_NEAR(cost.time.value(), std::max((n - 1) * kHop, (n - 1) / n * s / link), 1e-12);
+  // A part of a wrapped axis is a line too.
+  const ClusterSpec cube = Cube16();
+  const auto part = EstimateCollective(cube, CollectiveOp::kAllGather, Bytes(s), RankGroup{8, 1});
+  EXPECT_NEAR(part.time.value(), std::max(7 * kHop, 7.0 / 8 * s / kLink), 1e-12);
+}
+
+TEST(Torus, SeveralAxesAtOnce) {
+  // T_AG = max(alpha sum n_i/2, (N-1)/N S / (d W_axis)), W_axis = 2 B_link.
+  const ClusterSpec c = Cube16();
+  const double s = 512e6;
+  const auto xy = EstimateCollective(c, CollectiveOp::kAllGather, Bytes(s), RankGroup{256, 1});
+  EXPECT_NEAR(xy.time.value(), std::max(16 * kHop, 255.0 / 256 * s / (2 * 2 * kLink)), 1e-12);
+  const auto yz = EstimateCollective(c, CollectiveOp::kAllGather, Bytes(s), RankGroup{256, 16});
+  EXPECT_DOUBLE_EQ(yz.time.value(), xy.time.value());
+  const auto xyz = EstimateCollective(c, CollectiveOp::kAllReduce, Bytes(s), RankGroup{4096, 1});
+  EXPECT_NEAR(xyz.time.value(), 2 * std::max(24 * kHop, 4095.0 / 4096 * s / (3 * 2 * kLink)),
+              1e-12);
+  // busbw = d * W_axis: 600 GB/s for all three v5p axes (hardware.md § 7.5).
+  EXPECT_NEAR(xyz.busbw.value() / 1e9, 600, 600 * 0.01);
+}
+
+TEST(Torus, AllToAllIsBisectionBound) {
+  const ClusterSpec c = Cube16();
+  const double b = 64e6;
+  // One ring axis of k: T = k b / (8 B_link) (+ hops latency).
+  const auto ring = EstimateCollective(c, CollectiveOp::kAllToAll, Bytes(b), RankGroup{16, 1});
+  EXPECT_NEAR(ring.time.value(), 8 * kHop + 16 * b / (8 * kLink), 1e-12);
+  // Full 3D torus: k_max b / (8 B_link): v5p 16^3 ~ b / (50 GB/s).
+  const auto all = EstimateCollective(c, CollectiveOp::kAllToAll, Bytes(b), RankGroup{4096, 1});
+  EXPECT_NEAR(all.time.value(), 24 * kHop + b / 50e9, 1e-12);
+}
+
+TEST(Torus, MultisliceAllReduceIsHierarchicalOverDcn) {
+  // 2 slices of 16x16x16 over DCN at 6.25 GB/s per chip (hardware.md § 7.5):
+  // RS + AG inside the slice, ring all-reduce of S / N_slice across.
+  const ClusterSpec c = TorusCluster({16, 16, 16}, {true, true, true}, 100, 2, 6.25);
+  const double s = 1e9, n_slice = 4096, slices = 2;
+  const auto cost = EstimateCollective(c, CollectiveOp::kAllReduce, Bytes(s), RankGroup{8192, 1});
+  const double inside = 2 * std::max(24 * kHop, 4095.0 / 4096 * s / (6 * kLink));
+  const double across =
+      2 * (slices - 1) * 10e-6 + 2 * (slices - 1) / slices * (s / n_slice) / 6.25e9;
+  EXPECT_NEAR(cost.time.value(), inside + across, 1e-12);
+  EXPECT_EQ(cost.algorithm, CollectiveAlgorithm::kHierarchical);
+  // A group with one chip per slice is a plain DCN ring.
+  const auto dp = EstimateCollective(c, CollectiveOp::kAllReduce, Bytes(s), RankGroup{2, 4096});
+  EXPECT_EQ(dp.algorithm, CollectiveAlgorithm::kRing);
+  EXPECT_EQ(dp.limiting_tier, 1);
+  EXPECT_NEAR(dp.time.value(), 2 * 10e-6 + s / 6.25e9, 1e-12);
+}
+
+TEST(Torus, StridedGroupsShareLinks) {
+  // Stride 2 along x: two interleaved rings of 8 share every link.
+  const ClusterSpec c = Cube16();
+  const double s = 512e6;
+  const auto cost = EstimateCollective(c, CollectiveOp::kAllGather, Bytes(s), RankGroup{8, 2});
+  EXPECT_NEAR(cost.time.value(), std::max(8 * kHop, 7.0 / 8 * s / (2 * kLink / 2)), 1e-12);
+}
+
+TEST(Torus, SendRecvToANeighbour) {
+  const ClusterSpec c = Cube16();
+  const auto x = EstimateCollective(c, CollectiveOp::kSendRecv, Bytes(1e8), RankGroup{2, 1});
+  EXPECT_NEAR(x.time.value(), kHop + 1e8 / kLink, 1e-12);
+  // Ranks 16 * 8 apart sit half way round y: 8 hops.
+  const auto far = EstimateCollective(c, CollectiveOp::kSendRecv, Bytes(1e8), RankGroup{2, 128});
+  EXPECT_NEAR(far.time.value(), 8 * kHop + 1e8 / kLink, 1e-12);
+}
+
+}  // namespace
+}  // namespace occam
