@@ -150,14 +150,15 @@ Result<json> YamlToJson(const YAML::Node& node, std::string_view origin, int64_t
 int NestingDepth(std::string_view text) {
   FlowScan flow;
   std::vector<size_t> indents;
+  const bool json = LooksLikeJson(text);
   int max_depth = 0;
   size_t start = 0;
   while (start < text.size()) {
     size_t end = text.find('\n', start);
     if (end == std::string_view::npos) end = text.size();
     const auto line = text.substr(start, end - start);
-    const int block = flow.depth == 0 && flow.quote == 0 ? BlockDepth(line, indents)
-                                                         : static_cast<int>(indents.size());
+    int block = static_cast<int>(indents.size());
+    if (!json && flow.depth == 0 && flow.quote == 0) block = BlockDepth(line, indents);
     if (block > max_depth) max_depth = block;
     ScanLine(line, flow, block);
     if (flow.max_depth > max_depth) max_depth = flow.max_depth;

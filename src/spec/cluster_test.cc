@@ -1,0 +1,242 @@
+// Chips, cluster templates (tier sizes, torus shapes, wraparound rule) and
+// the cluster/job formats.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "occam/spec.h"
+#include "spec/doc.h"
+
+namespace occam {
+namespace {
+
+ClusterSpec Template(const std::string& name, int64_t chips) {
+  auto c = CatalogCluster(name, chips);
+  EXPECT_TRUE(c.ok()) << name << " x" << chips << ": " << c.status().message();
+  return c.ok() ? *c : ClusterSpec{};
+}
+
+std::string TemplateError(const std::string& name, int64_t chips) {
+  auto c = CatalogCluster(name, chips);
+  EXPECT_FALSE(c.ok()) << name << " x" << chips;
+  return c.ok() ? "" : c.status().message();
+}
+
+TEST(ChipCatalog, RequiredKeysAndRunFileAliases) {
+  for (const char* key :
+       {"a100", "a100-40g", "h100", "h100-96g", "h800", "h200", "b200", "gb200", "gb300", "mi300x",
+        "mi355x", "tpu-v3", "tpu-v4", "tpu-v5e", "tpu-v5p", "tpu-v6e", "tpu-v7",
+        // chip_key values of the published-run file
+        "a100-80g", "h100-sxm", "h100-sxm-96g"}) {
+    auto chip = CatalogChip(key);
+    ASSERT_TRUE(chip.ok()) << key << ": " << chip.status().message();
+    EXPECT_GT(chip->peak_bf16.value(), 0) << key;
+    EXPECT_GE(chip->peak_fp8.value(), chip->peak_bf16.value()) << key;
+  }
+  EXPECT_EQ(CatalogChip("h100-sxm")->key, "h100");
+  EXPECT_EQ(CatalogChip("nope").status().code(), StatusCode::kNotFound);
+}
+
+TEST(ChipCatalog, PeaksAndCapacities) {
+  const ChipSpec h100 = *CatalogChip("h100");
+  EXPECT_DOUBLE_EQ(h100.peak_bf16.value(), 989.4e12);
+  EXPECT_DOUBLE_EQ(h100.peak_fp8.value(), 1978.9e12);
+  EXPECT_DOUBLE_EQ(h100.hbm.value(), 80e9);
+  EXPECT_FALSE(h100.is_tpu);
+  const ChipSpec v5p = *CatalogChip("tpu-v5p");
+  EXPECT_TRUE(v5p.is_tpu);
+  EXPECT_DOUBLE_EQ(v5p.hbm.value(), 95.0 * 1024 * 1024 * 1024);   // 95 GiB usable
+  EXPECT_DOUBLE_EQ(v5p.peak_fp8.value(), v5p.peak_bf16.value());  // no FP8 speed-up
+  const ChipSpec v3 = *CatalogChip("tpu-v3");
+  EXPECT_DOUBLE_EQ(v3.peak_bf16.value(), 123e12);
+}
+
+// data/calibration.yaml: H100 MAMF 794.5 / 989.4 TFLOP/s.
+TEST(ChipCatalog, CalibrationIsLoaded) {
+  EXPECT_NEAR(CatalogChip("h100")->gemm_efficiency, 794.5 / 989.4, 0.001);
+  EXPECT_NEAR(CatalogChip("mi300x")->gemm_efficiency, 668.4 / 1307.4, 0.001);
+  EXPECT_GT(CatalogChip("h100")->gemm_half_tokens, 0);
+}
+
+TEST(ClusterCatalog, EveryTemplateLoadsAtItsOwnSize) {
+  ASSERT_GE(CatalogClusterNames().size(), 15u);
+  for (const auto& name : CatalogClusterNames()) {
+    const ClusterSpec c = Template(name, 9216);  // 9 x 1024: fits every template
+    EXPECT_TRUE(ValidateCluster(c, name).ok()) << name;
+    EXPECT_EQ(c.num_chips, 9216) << name;
+  }
+}
+
+TEST(ClusterCatalog, GpuTiersNest) {
+  const ClusterSpec c = Template("h100", 2048);
+  ASSERT_EQ(c.tiers.size(), 3u);
+  EXPECT_EQ(c.tiers[0].size, 8);
+  EXPECT_EQ(c.tiers[0].kind, TierKind::kSwitch);
+  EXPECT_DOUBLE_EQ(c.tiers[0].bandwidth.value(), 450e9);
+  EXPECT_TRUE(c.tiers[0].in_network_reduction);
+  EXPECT_EQ(c.tiers[1].size, 1024);  // SuperPOD: 4 SUs x 32 nodes x 8 GPUs
+  EXPECT_EQ(c.tiers[1].kind, TierKind::kFatTree);
+  EXPECT_DOUBLE_EQ(c.tiers[1].bandwidth.value(), 50e9);
+  EXPECT_EQ(c.tiers[2].size, 2048);
+  // 1536 GPUs: the pod shrinks to the largest node multiple <= 1024 dividing 1536.
+  const ClusterSpec odd = Template("h100", 1536);
+  ASSERT_EQ(odd.tiers.size(), 3u);
+  EXPECT_EQ(odd.tiers[1].size, 768);
+  // One pod or less: node + fabric only.
+  EXPECT_EQ(Template("h100", 64).tiers.size(), 2u);
+  EXPECT_EQ(Template("h100", 64).tiers[1].size, 64);
+  // Inside one node.
+  EXPECT_EQ(Template("h100", 4).tiers.size(), 1u);
+}
+
+TEST(ClusterCatalog, H800NvlinkIsSlower) {
+  const ClusterSpec c = Template("h800", 2048);
+  EXPECT_DOUBLE_EQ(c.tiers[0].bandwidth.value(), 200e9);
+  EXPECT_NEAR(c.tiers[0].efficiency * 200, 160, 1e-9);  // 160 GB/s measured
+}
+
+TEST(ClusterCatalog, Nvl72AndMesh) {
+  const ClusterSpec gb = Template("gb200", 144);
+  EXPECT_EQ(gb.tiers[0].size, 72);
+  EXPECT_EQ(gb.tiers[1].size, 144);
+  EXPECT_EQ(Template("mi300x", 16).tiers[0].kind, TierKind::kMesh);
+  EXPECT_DOUBLE_EQ(Template("mi300x", 16).tiers[0].bandwidth.value(), 7 * 64e9);
+}
+
+TEST(ClusterCatalog, GpuCountsThatDoNotFit) {
+  const std::string msg = TemplateError("h100", 12);
+  EXPECT_NE(msg.find("8 or 16"), std::string::npos) << msg;
+  EXPECT_NE(TemplateError("gb200", 100).find("72 or 144"), std::string::npos);
+  EXPECT_NE(TemplateError("h100", 3).find("2 or 4"), std::string::npos);
+  EXPECT_NE(TemplateError("h100", 0).find(">= 1"), std::string::npos);
+  EXPECT_EQ(CatalogCluster("h900", 8).status().code(), StatusCode::kNotFound);
+}
+
+// Whole 4x4x4 cubes: full 3D torus, most cubic shape.
+TEST(ClusterCatalog, TpuV5pTorusShapes) {
+  const ClusterSpec c = Template("tpu-v5p", 2048);
+  ASSERT_EQ(c.tiers.size(), 1u);
+  EXPECT_EQ(c.tiers[0].kind, TierKind::kTorus);
+  EXPECT_EQ(c.tiers[0].torus_dims, (std::vector<int64_t>{8, 16, 16}));
+  EXPECT_EQ(c.tiers[0].torus_wrap, (std::vector<bool>{true, true, true}));
+  EXPECT_EQ(Template("tpu-v5p", 6144).tiers[0].torus_dims, (std::vector<int64_t>{16, 16, 24}));
+  // Sub-cube slices are open meshes.
+  const ClusterSpec small = Template("tpu-v5p", 32);
+  EXPECT_EQ(small.tiers[0].torus_dims, (std::vector<int64_t>{2, 4, 4}));
+  EXPECT_EQ(small.tiers[0].torus_wrap, (std::vector<bool>{false, false, false}));
+  EXPECT_EQ(Template("tpu-v5p", 4).tiers[0].torus_dims, (std::vector<int64_t>{1, 2, 2}));
+}
+
+TEST(ClusterCatalog, TpuMultislice) {
+  const ClusterSpec c = Template("tpu-v5p", 12288);
+  ASSERT_EQ(c.tiers.size(), 2u);
+  EXPECT_EQ(c.tiers[0].size, 6144);
+  EXPECT_EQ(c.tiers[1].kind, TierKind::kDcn);
+  EXPECT_EQ(c.tiers[1].size, 12288);
+  EXPECT_DOUBLE_EQ(c.tiers[1].bandwidth.value(), 6.25e9);
+  const ClusterSpec v5e = Template("tpu-v5e", 8192);  // 32 pods (MaxText v5e runs)
+  EXPECT_EQ(v5e.tiers[0].size, 256);
+  EXPECT_EQ(v5e.tiers[1].size, 8192);
+}
+
+// v5e/v6e: only axes of length 16 wrap.
+TEST(ClusterCatalog, Tpu2dWrapOnlyOnFullAxes) {
+  const ClusterSpec c = Template("tpu-v6e", 128);
+  EXPECT_EQ(c.tiers[0].torus_dims, (std::vector<int64_t>{8, 16}));
+  EXPECT_EQ(c.tiers[0].torus_wrap, (std::vector<bool>{false, true}));
+  EXPECT_EQ(Template("tpu-v6e", 256).tiers[0].torus_wrap, (std::vector<bool>{true, true}));
+}
+
+TEST(ClusterCatalog, TpuCountsThatDoNotFit) {
+  EXPECT_NE(TemplateError("tpu-v5p", 100).find("64 or 128"), std::string::npos);
+  EXPECT_NE(TemplateError("tpu-v5e", 48).find("32 or 64"), std::string::npos);
+  EXPECT_NE(TemplateError("tpu-v5e", 300).find("256 or 512"), std::string::npos);
+  EXPECT_FALSE(CatalogCluster("tpu-v5p", 6).ok());
+}
+
+constexpr const char* kClusterYaml = R"(
+cluster:
+  name: lab
+  chip: h100
+  num_chips: 16
+  tiers:
+    - {name: nvlink, kind: switch, size: 8, bandwidth_gbps: 450, latency_us: 2,
+       efficiency: 0.8, half_bandwidth_mb: 16}
+    - {name: ib, kind: fat_tree, size: 16, bandwidth_gbps: 50, latency_us: 5,
+       efficiency: 0.9, half_bandwidth_mb: 128, oversubscription: 2}
+)";
+
+TEST(ClusterParse, ReadsTiers) {
+  auto c = ParseCluster(kClusterYaml, "lab.yaml");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->name, "lab");
+  EXPECT_EQ(c->chip.key, "h100");
+  ASSERT_EQ(c->tiers.size(), 2u);
+  EXPECT_DOUBLE_EQ(c->tiers[1].oversubscription, 2.0);
+  EXPECT_DOUBLE_EQ(c->tiers[1].latency.value(), 5e-6);
+  EXPECT_DOUBLE_EQ(c->tiers[1].half_bandwidth_bytes.value(), 128e6);
+}
+
+std::string ClusterError(std::string text) {
+  auto c = ParseCluster(text, "lab.yaml");
+  EXPECT_FALSE(c.ok());
+  return c.ok() ? "" : c.status().message();
+}
+
+std::string Replace(std::string s, const std::string& from, const std::string& to) {
+  s.replace(s.find(from), from.size(), to);
+  return s;
+}
+
+TEST(ClusterParse, ErrorsNameTheKeyPath) {
+  const std::string neg =
+      ClusterError(Replace(kClusterYaml, "bandwidth_gbps: 50", "bandwidth_gbps: -5"));
+  EXPECT_NE(neg.find("cluster.tiers[1].bandwidth_gbps' must be > 0"), std::string::npos) << neg;
+  const std::string unknown = ClusterError(Replace(kClusterYaml, "latency_us: 5", "latncy_us: 5"));
+  EXPECT_NE(unknown.find("cluster.tiers[1].latncy_us"), std::string::npos) << unknown;
+  const std::string nan =
+      ClusterError(Replace(kClusterYaml, "efficiency: 0.9", "efficiency: .nan"));
+  EXPECT_NE(nan.find("cluster.tiers[1].efficiency"), std::string::npos) << nan;
+  const std::string nest = ClusterError(Replace(kClusterYaml, "size: 16", "size: 12"));
+  EXPECT_NE(nest.find("must divide the next tier"), std::string::npos) << nest;
+  const std::string zero = ClusterError(Replace(kClusterYaml, "num_chips: 16", "num_chips: 0"));
+  EXPECT_NE(zero.find("cluster.num_chips' must be >= 1"), std::string::npos) << zero;
+  const std::string chip = ClusterError(Replace(kClusterYaml, "chip: h100", "chip: h900"));
+  EXPECT_NE(chip.find("no built-in chip 'h900'"), std::string::npos) << chip;
+}
+
+TEST(ClusterParse, InlineChip) {
+  auto c = ParseCluster(Replace(kClusterYaml, "chip: h100",
+                                "chip: {name: X1, bf16_tflops: 100, hbm_gib: 64, hbm_tbps: 2}"),
+                        "lab.yaml");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_DOUBLE_EQ(c->chip.peak_fp8.value(), 100e12);
+  EXPECT_DOUBLE_EQ(c->chip.hbm.value(), 64.0 * (1 << 30));
+}
+
+TEST(JobParse, ReadsAndValidates) {
+  auto j =
+      ParseJob("job: {seq_len: 4096, global_batch_tokens: 16777216, precision: fp8}", "j.yaml");
+  ASSERT_TRUE(j.ok()) << j.status().message();
+  EXPECT_EQ(j->global_batch_seqs, 4096);
+  EXPECT_EQ(j->precision, Precision::kFp8);
+  EXPECT_EQ(j->balance, BalanceMethod::kAuxFree);
+  auto bad = ParseJob("job: {seq_len: 4096, global_batch_seqs: 8, balance: magic}", "j.yaml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("job.balance"), std::string::npos);
+  auto frac = ParseJob("job: {seq_len: 4096, global_batch_tokens: 5000}", "j.yaml");
+  ASSERT_FALSE(frac.ok());
+  EXPECT_NE(frac.status().message().find("multiple of seq_len"), std::string::npos);
+  JobSpec neg;
+  neg.memory_headroom = -0.1;
+  EXPECT_FALSE(ValidateJob(neg, "x").ok());
+}
+
+TEST(Document, NestingDepth) {
+  EXPECT_EQ(spec::NestingDepth("{\"a\": [1, {\"b\": 2}]}"), 3);
+  EXPECT_EQ(spec::NestingDepth("a:\n  b:\n    c: 1\n"), 3);
+  EXPECT_EQ(spec::NestingDepth("[\"[[[[\"]"), 1);  // brackets inside strings do not count
+}
+
+}  // namespace
+}  // namespace occam
