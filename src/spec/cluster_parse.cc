@@ -29,9 +29,10 @@ Result<double> PositiveNumber(const Node& n, std::string_view key) {
 }
 
 Result<TierSpec> ReadTier(const Node& n) {
-  OCCAM_RETURN_IF_ERROR(n.CheckKeys({"name", "kind", "size", "bandwidth_gbps", "latency_us",
-                                     "torus_dims", "torus_wrap", "in_network_reduction",
-                                     "oversubscription", "efficiency", "half_bandwidth_mb"}));
+  OCCAM_RETURN_IF_ERROR(
+      n.CheckKeys({"name", "kind", "size", "bandwidth_gbps", "latency_us", "torus_dims",
+                   "torus_wrap", "in_network_reduction", "oversubscription", "efficiency",
+                   "half_bandwidth_mb", "in_network_efficiency"}));
   TierSpec t;
   OCCAM_ASSIGN_OR_RETURN(t.name, n.String("name"));
   OCCAM_ASSIGN_OR_RETURN(t.kind, ParseTierKind(n));
@@ -53,6 +54,12 @@ Result<TierSpec> ReadTier(const Node& n) {
   }
   OCCAM_ASSIGN_OR_RETURN(double half_mb, PositiveNumber(n, "half_bandwidth_mb"));
   t.half_bandwidth_bytes = Bytes(half_mb * 1e6);
+  OCCAM_ASSIGN_OR_RETURN(t.in_network_efficiency, n.Number("in_network_efficiency", 0.0));
+  if (!(t.in_network_efficiency >= 0 && t.in_network_efficiency <= 1.5)) {
+    return n.Error("in_network_efficiency",
+                   "must be in [0, 1.5] (0 = no in-network all-reduce; got " +
+                       std::to_string(t.in_network_efficiency) + ")");
+  }
   if (t.kind != TierKind::kTorus) {
     for (std::string_view k : {"torus_dims", "torus_wrap"}) {
       if (n.Has(k)) return n.Error(k, "applies only to kind torus");

@@ -1,17 +1,179 @@
-// ValidatePlan: divisibility and size rules of a parallel layout.
+// ValidatePlan: the divisibility and size rules a parallel layout must meet
+// for a model, cluster and job (doc/input-formats.md, "Plan rules").
+//
+// Sources of the rules: Megatron-LM (arXiv:2104.04473 §2: tp splits heads and
+// the MLP, micro-batches split the per-replica batch, interleaving places v
+// chunks per rank); Megatron-Core context parallelism (sequence split into
+// 2*cp chunks for causal load balance); MoE parallel folding as stated in
+// spec.h (ep divides dp*cp); ZB-V and DualPipeV (two chunks per rank).
+#include <string>
+
 #include "occam/spec.h"
 
 namespace occam {
+namespace {
+
+std::string S(int64_t v) { return std::to_string(v); }
+
+Status FieldError(std::string_view field, const std::string& what) {
+  return InvalidInput("plan field '" + std::string(field) + "': " + what);
+}
+
+Status CheckDegrees(const PlanSpec& p) {
+  const std::pair<std::string_view, int64_t> degrees[] = {
+      {"tp", p.tp}, {"cp", p.cp}, {"pp", p.pp},   {"vpp", p.vpp},
+      {"dp", p.dp}, {"ep", p.ep}, {"etp", p.etp}, {"mbs", p.mbs}};
+  for (const auto& [field, v] : degrees) {
+    if (v < 1) return FieldError(field, "must be >= 1 (got " + S(v) + ")");
+  }
+  if (p.zero < 0 || p.zero > 3)
+    return FieldError("zero", "must be 0, 1, 2 or 3 (got " + S(p.zero) + ")");
+  if (p.hsdp < 0) return FieldError("hsdp", "must be >= 0 (got " + S(p.hsdp) + ")");
+  if (p.hsdp > 0 && p.dp % p.hsdp != 0) {
+    return FieldError("hsdp", "dp=" + S(p.dp) + " is not divisible by hsdp=" + S(p.hsdp) +
+                                  " (hsdp is the shard group size inside dp)");
+  }
+  return Status::Ok();
+}
+
+Status CheckChips(const ClusterSpec& cluster, const PlanSpec& p) {
+  const int64_t model_parallel = p.tp * p.cp * p.pp;
+  if (p.chips() == cluster.num_chips) return Status::Ok();
+  std::string hint = "tp*cp*pp*dp must equal the cluster's " + S(cluster.num_chips) + " chips";
+  if (cluster.num_chips % model_parallel == 0) {
+    hint += "; use dp=" + S(cluster.num_chips / model_parallel);
+  }
+  return FieldError("dp", "tp*cp*pp*dp = " + S(p.chips()) + "; " + hint);
+}
+
+Status CheckTensorParallel(const ModelSpec& m, const PlanSpec& p) {
+  const auto& a = m.attention;
+  if (a.num_heads % p.tp != 0) {
+    return FieldError("tp", S(a.num_heads) + " attention heads are not divisible by tp=" + S(p.tp) +
+                                " (tp splits heads)");
+  }
+  if (a.num_kv_heads % p.tp != 0 && p.tp % a.num_kv_heads != 0) {
+    return FieldError("tp", S(a.num_kv_heads) + " KV heads and tp=" + S(p.tp) +
+                                " do not divide one another (tp may exceed the KV heads only "
+                                "when it is a multiple of them)");
+  }
+  if (m.ffn_hidden % p.tp != 0) {
+    return FieldError("tp", "MLP size " + S(m.ffn_hidden) + " is not divisible by tp=" + S(p.tp));
+  }
+  return Status::Ok();
+}
+
+Status CheckExperts(const ModelSpec& m, const PlanSpec& p) {
+  if (!m.moe) {
+    if (p.ep > 1) return FieldError("ep", "the model is dense (no experts); use ep=1");
+    if (p.etp > 1) return FieldError("etp", "the model is dense (no experts); use etp=1");
+    return Status::Ok();
+  }
+  const MoeSpec& e = *m.moe;
+  if (e.num_experts % p.ep != 0) {
+    return FieldError("ep", S(e.num_experts) + " experts are not divisible by ep=" + S(p.ep));
+  }
+  if ((p.dp * p.cp) % p.ep != 0) {
+    return FieldError("ep", "ep=" + S(p.ep) + " must divide dp*cp=" + S(p.dp * p.cp) +
+                                " (expert parallelism folds into the data/context ranks)");
+  }
+  if (p.tp % p.etp != 0) {
+    return FieldError("etp", "etp=" + S(p.etp) + " must divide tp=" + S(p.tp));
+  }
+  if (e.expert_ffn % p.etp != 0) {
+    return FieldError(
+        "etp", "expert MLP size " + S(e.expert_ffn) + " is not divisible by etp=" + S(p.etp));
+  }
+  return Status::Ok();
+}
+
+Status CheckBatchAndSequence(const JobSpec& j, const PlanSpec& p) {
+  if (j.global_batch_seqs < 1) {
+    return InvalidInput(
+        "job.global_batch_seqs is not set (give the global batch in sequences or "
+        "tokens)");
+  }
+  if (j.global_batch_seqs % (p.dp * p.mbs) != 0) {
+    return FieldError("mbs", "global batch of " + S(j.global_batch_seqs) +
+                                 " sequences is not divisible by dp*mbs = " + S(p.dp * p.mbs) +
+                                 " (micro-batches must divide the batch)");
+  }
+  if (p.cp > 1 && j.seq_len % (2 * p.cp) != 0) {
+    return FieldError("cp", "seq_len " + S(j.seq_len) + " is not divisible by 2*cp = " +
+                                S(2 * p.cp) + " (causal load balance splits it into 2*cp chunks)");
+  }
+  return Status::Ok();
+}
+
+Status CheckPipeline(const ModelSpec& m, const PlanSpec& p) {
+  const bool two_chunks = p.schedule == Schedule::kZbV || p.schedule == Schedule::kDualPipeV;
+  if ((p.pp == 1) != (p.schedule == Schedule::kNone)) {
+    return FieldError("schedule", p.pp == 1 ? "pp=1 has no pipeline; use schedule=none"
+                                            : "pp=" + S(p.pp) +
+                                                  " needs a pipeline schedule "
+                                                  "(e.g. schedule=1f1b)");
+  }
+  if (two_chunks && p.vpp != 2) {
+    return FieldError("vpp", std::string(ScheduleName(p.schedule)) +
+                                 " places two chunks per rank: set vpp=2 (got " + S(p.vpp) + ")");
+  }
+  if (p.schedule == Schedule::kInterleaved && p.vpp < 2) {
+    return FieldError("vpp", "interleaved needs vpp >= 2 virtual stages per rank");
+  }
+  if (p.vpp > 1 && !two_chunks && p.schedule != Schedule::kInterleaved) {
+    return FieldError("vpp", "vpp > 1 needs schedule interleaved, zbv or dualpipev (got " +
+                                 std::string(ScheduleName(p.schedule)) + ")");
+  }
+  if (p.pp * p.vpp > m.num_layers) {
+    return FieldError("pp", "pp*vpp = " + S(p.pp * p.vpp) + " stages exceed the model's " +
+                                S(m.num_layers) + " layers");
+  }
+  if (p.stage_layers.empty()) return Status::Ok();
+  if (static_cast<int64_t>(p.stage_layers.size()) != p.pp * p.vpp) {
+    return FieldError("stages", "lists " + S(static_cast<int64_t>(p.stage_layers.size())) +
+                                    " stages but pp*vpp = " + S(p.pp * p.vpp));
+  }
+  int64_t sum = 0;
+  for (int64_t n : p.stage_layers) sum += n;
+  if (sum != m.num_layers) {
+    return FieldError("stages", "layers per stage sum to " + S(sum) + " but the model has " +
+                                    S(m.num_layers) +
+                                    " (MTP modules are not counted: they sit on the last stage)");
+  }
+  return Status::Ok();
+}
+
+Status CheckOrder(const PlanSpec& p) {
+  if (p.order.empty()) return Status::Ok();
+  const std::pair<Axis, int64_t> degrees[] = {{Axis::kTp, p.tp},
+                                              {Axis::kCp, p.cp},
+                                              {Axis::kEp, p.ep},
+                                              {Axis::kDp, p.dp},
+                                              {Axis::kPp, p.pp}};
+  const char* names[] = {"tp", "cp", "ep", "dp", "pp"};
+  for (int i = 0; i < 5; ++i) {
+    if (degrees[i].second == 1) continue;
+    bool listed = false;
+    for (Axis a : p.order) listed = listed || a == degrees[i].first;
+    if (!listed) {
+      return FieldError("order", std::string("axis ") + names[i] + "=" + S(degrees[i].second) +
+                                     " is not placed; list every axis larger than 1");
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
 
 Status ValidatePlan(const ModelSpec& model, const ClusterSpec& cluster, const JobSpec& job,
                     const PlanSpec& plan) {
-  (void)model;
-  (void)job;
-  if (plan.chips() != cluster.num_chips) {
-    return InvalidInput("plan field 'dp': tp*cp*pp*dp = " + std::to_string(plan.chips()) +
-                        " but the cluster has " + std::to_string(cluster.num_chips) + " chips");
-  }
-  return Status::Ok();
+  OCCAM_RETURN_IF_ERROR(CheckDegrees(plan));
+  OCCAM_RETURN_IF_ERROR(CheckChips(cluster, plan));
+  OCCAM_RETURN_IF_ERROR(CheckTensorParallel(model, plan));
+  OCCAM_RETURN_IF_ERROR(CheckExperts(model, plan));
+  OCCAM_RETURN_IF_ERROR(CheckBatchAndSequence(job, plan));
+  OCCAM_RETURN_IF_ERROR(CheckPipeline(model, plan));
+  return CheckOrder(plan);
 }
 
 }  // namespace occam
