@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "occam/simulate.h"
 #include "occam/spec.h"
 #include "occam/status.h"
 #include "occam/units.h"
@@ -37,8 +38,8 @@ struct Estimate {
   double tokens_per_s = 0;
   double tokens_per_s_per_chip = 0;
   FlopsPerSecond model_flops_per_chip;  // achieved model FLOP/s per chip
-  double mfu = 0;  // model FLOPs / (step time * chips * peak)
-  double hfu = 0;  // hardware FLOPs (with recompute) / same
+  double mfu = 0;                       // model FLOPs / (step time * chips * peak)
+  double hfu = 0;                       // hardware FLOPs (with recompute) / same
   Flops model_flops_per_token;
   int64_t params_total = 0;
   int64_t params_active = 0;
@@ -73,7 +74,14 @@ class StepModel {
   // Full estimate with breakdown. Validates the plan first.
   Result<Estimate> Evaluate(const PlanSpec& plan) const;
   // Fast path for the planner. REQUIRES: ValidatePlan(...) ok for `plan`.
+  // Allocation-free arithmetic; agrees with Evaluate to the last bit.
   QuickEstimate EvaluateQuick(const PlanSpec& plan) const;
+
+  // The pipeline of `plan` as the simulator takes it: one ChunkCost per
+  // model chunk (forward, input-grad and weight-grad time of one
+  // micro-batch incl. exposed per-micro-batch communication; activation
+  // bytes), the p2p time and the micro-batch count. Validates the plan.
+  Result<PipelineConfig> PipelineFor(const PlanSpec& plan) const;
 
   const ModelSpec& model() const;
   const ClusterSpec& cluster() const;

@@ -44,6 +44,7 @@ inline ModelSpec DeepSeekV3() {
   m.attention.kind = AttentionKind::kMla;
   m.attention.num_heads = 128;
   m.attention.num_kv_heads = 128;
+  m.attention.head_dim = 128 + 64;  // qk_nope + qk_rope (unused by MLA costs)
   m.attention.mla = MlaDims{1536, 512, 128, 64, 128};
   m.ffn_hidden = 18432;
   m.moe = MoeSpec{};

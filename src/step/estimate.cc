@@ -1,0 +1,213 @@
+// Plan checks specific to the step model, and the Estimate with its
+// breakdown lines, bottleneck sentence and stated assumptions.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <string>
+
+#include "step/step_core.h"
+
+namespace occam::step_internal {
+namespace {
+
+Status Field(const char* field, const std::string& what) {
+  return InvalidInput(fmt::format("plan field '{}': {}", field, what));
+}
+
+Status CheckStages(const StepModel::Impl& impl, const PlanSpec& plan) {
+  const int64_t chunks = ModelChunks(plan);
+  const int64_t layers = impl.model.num_layers;
+  if (chunks > layers) {
+    return Field("pp", fmt::format("{} pipeline chunks but the model has only {} layers "
+                                   "(lower pp or vpp)",
+                                   chunks, layers));
+  }
+  if (plan.stage_layers.empty()) return Status::Ok();
+  if (static_cast<int64_t>(plan.stage_layers.size()) != chunks) {
+    return Field("stages", fmt::format("{} entries given, the plan has {} pipeline chunks "
+                                       "(pp x vpp; 2 x pp for zbv/dualpipev)",
+                                       plan.stage_layers.size(), chunks));
+  }
+  int64_t sum = 0;
+  for (int64_t n : plan.stage_layers) {
+    if (n < 0) return Field("stages", "layer counts must be >= 0");
+    sum += n;
+  }
+  if (sum != layers) {
+    return Field("stages",
+                 fmt::format("layer counts sum to {}, the model has {} layers", sum, layers));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status CheckPlan(const StepModel::Impl& impl, const PlanSpec& plan) {
+  OCCAM_RETURN_IF_ERROR(ValidatePlan(impl.model, impl.cluster, impl.job, plan));
+  const struct {
+    const char* name;
+    int64_t v;
+  } positive[] = {{"tp", plan.tp}, {"cp", plan.cp}, {"pp", plan.pp},   {"vpp", plan.vpp},
+                  {"dp", plan.dp}, {"ep", plan.ep}, {"etp", plan.etp}, {"mbs", plan.mbs}};
+  for (const auto& f : positive) {
+    if (f.v < 1) return Field(f.name, fmt::format("must be >= 1 (got {})", f.v));
+  }
+  if (plan.zero < 0 || plan.zero > 3) {
+    return Field("zero", fmt::format("must be 0, 1, 2 or 3 (got {})", plan.zero));
+  }
+  if (plan.hsdp < 0 || (plan.hsdp > 0 && (plan.dp * plan.cp) % plan.hsdp != 0)) {
+    return Field("hsdp",
+                 fmt::format("{} does not divide dp*cp = {}", plan.hsdp, plan.dp * plan.cp));
+  }
+  if (plan.chips() != impl.cluster.num_chips) {
+    return Field("dp", fmt::format("tp*cp*pp*dp = {} but the cluster has {} chips", plan.chips(),
+                                   impl.cluster.num_chips));
+  }
+  if (!impl.model.moe && plan.ep > 1) {
+    return Field("ep", fmt::format("ep={} but the model has no experts (use ep=1)", plan.ep));
+  }
+  if ((plan.dp * plan.cp) % plan.ep != 0) {
+    return Field("ep", fmt::format("ep={} must divide dp*cp = {}", plan.ep, plan.dp * plan.cp));
+  }
+  if (impl.job.global_batch_seqs % (plan.dp * plan.mbs) != 0) {
+    return Field("mbs", fmt::format("global batch of {} sequences is not divisible by dp*mbs = {}",
+                                    impl.job.global_batch_seqs, plan.dp * plan.mbs));
+  }
+  if (plan.pp > 1 && plan.schedule == Schedule::kNone) {
+    return Field("schedule", "pp > 1 needs a pipeline schedule (e.g. schedule=1f1b)");
+  }
+  return CheckStages(impl, plan);
+}
+
+namespace {
+
+std::string TierName(const ClusterSpec& cluster, int tier) {
+  if (tier < 0 || tier >= static_cast<int>(cluster.tiers.size())) return "";
+  return cluster.tiers[tier].name;
+}
+
+void AddItem(Estimate& e, const ClusterSpec& cl, std::string what, std::string axis, int tier,
+             double total, double exposed) {
+  if (total <= 0 && exposed <= 0) return;
+  e.breakdown.push_back(TimeItem{std::move(what), std::move(axis), TierName(cl, tier),
+                                 Seconds(total), Seconds(exposed)});
+}
+
+void AddBreakdown(Estimate& e, const StepModel::Impl& impl, const PlanSpec& plan,
+                  const CoreResult& r) {
+  const ClusterSpec& cl = impl.cluster;
+  const Seg& s = r.crit;
+  AddItem(e, cl, "compute", "", -1, r.m * (s.cf + s.cb + s.cw), r.m * (s.cf + s.cb + s.cw));
+  const char* names[kNumAx] = {plan.sp ? "tp all-gather/reduce-scatter" : "tp all-reduce",
+                               "cp ring-attention K/V exchange", "ep all-to-all",
+                               "fsdp weight gather/grad scatter"};
+  const char* axes[kNumAx] = {"tp", "cp", "ep", "dp"};
+  for (int a = 0; a < kNumAx; ++a) {
+    AddItem(e, cl, names[a], axes[a], r.ctx.tier[a], r.m * s.total[a],
+            r.m * (s.exp_f[a] + s.exp_b[a]));
+  }
+  AddItem(e, cl, "pipeline bubble", "", -1, r.bubble, r.bubble);
+  AddItem(e, cl, "pp send/recv", "pp", r.p2p.tier, r.p2p.total, r.p2p.exposed);
+  const bool rs = plan.zero >= 1 && plan.zero < 3;
+  const std::string grad = plan.zero >= 3 ? "hsdp gradient all-reduce"
+                           : rs           ? "dp gradient reduce-scatter"
+                                          : "dp gradient all-reduce";
+  AddItem(e, cl, grad, "dp", r.dp_grad.tier, r.dp_grad.total, r.dp_grad.exposed);
+  AddItem(e, cl, rs ? "expert-dp gradient reduce-scatter" : "expert-dp gradient all-reduce", "edp",
+          r.edp_grad.tier, r.edp_grad.total, r.edp_grad.exposed);
+  AddItem(e, cl, "dp weight all-gather", "dp", r.dp_gather.tier, r.dp_gather.total,
+          r.dp_gather.exposed);
+  AddItem(e, cl, "expert-dp weight all-gather", "edp", r.edp_gather.tier, r.edp_gather.total,
+          r.edp_gather.exposed);
+  AddItem(e, cl, "optimizer step", "", -1, r.optimizer.total, r.optimizer.exposed);
+}
+
+std::string Bottleneck(const Estimate& e) {
+  const double step = e.step_time.value();
+  const TimeItem* top = nullptr;
+  double compute = 0;
+  for (const TimeItem& i : e.breakdown) {
+    if (i.what == "compute") {
+      compute = i.exposed.value();
+    } else if (top == nullptr || i.exposed > top->exposed) {
+      top = &i;
+    }
+  }
+  std::string s;
+  if (!e.fits) {
+    s = fmt::format("does not fit: needs {:.1f} GB per chip, {:.1f} GB usable; ",
+                    e.memory.total().value() / 1e9, e.memory_capacity.value() / 1e9);
+  }
+  auto pct = [&](double x) { return step > 0 ? 100.0 * x / step : 0.0; };
+  if (top == nullptr || top->exposed.value() <= 0) {
+    return s + fmt::format("compute-bound: compute is {:.0f}% of the step", pct(compute));
+  }
+  const std::string where = top->tier.empty() ? "" : " over " + top->tier;
+  const std::string what = top->axis.empty() ? top->what : "exposed " + top->what + where;
+  if (top->exposed.value() >= compute) {
+    return s + fmt::format("{} is {:.0f}% of the step (compute {:.0f}%)", what,
+                           pct(top->exposed.value()), pct(compute));
+  }
+  return s + fmt::format(
+                 "compute-bound: compute is {:.0f}% of the step; the largest overhead "
+                 "is {} ({:.0f}%)",
+                 pct(compute), what, pct(top->exposed.value()));
+}
+
+void AddAssumptions(Estimate& e, const StepModel::Impl& impl, const PlanSpec& plan,
+                    const CoreResult& r) {
+  auto& a = e.assumptions;
+  a.push_back("MFU/HFU against the chip's dense " + std::string(PrecisionName(impl.job.precision)) +
+              " peak");
+  a.push_back(
+      "optimizer: mixed-precision Adam, 2 B weight + 4 B fp32 grad + 12 B fp32 state per "
+      "parameter, ZeRO stage " +
+      std::to_string(plan.zero));
+  a.push_back("attention: FlashAttention (scores recomputed, not stored), no dropout");
+  if (impl.model.moe) {
+    a.push_back(impl.job.moe_imbalance > 0
+                    ? fmt::format("MoE rank imbalance lambda = {:.3g} (given)", r.ctx.lambda)
+                    : "MoE rank imbalance lambda = 1 (balanced routing; pass --moe-imbalance)");
+  }
+  if (plan.pp > 1) {
+    a.push_back(plan.stage_layers.empty()
+                    ? "pipeline split: embedding = 1 layer on the first chunk, head + loss = 1 "
+                      "(+2 per MTP module) on the last"
+                    : "pipeline split: explicit stages list");
+    a.push_back("pipeline bubble from the schedule's closed form");
+  }
+  if (r.all_forward_first) {
+    a.push_back(
+        "global-batch aux loss: every forward before the first backward "
+        "(all micro-batches in flight)");
+  }
+  if (impl.model.mtp_layers > 0) a.push_back("MTP modules trained (in FLOPs and memory)");
+}
+
+}  // namespace
+
+Estimate BuildEstimate(const StepModel::Impl& impl, const PlanSpec& plan, const CoreResult& r) {
+  Estimate e;
+  e.plan = plan;
+  e.step_time = Seconds(r.step);
+  const double tokens = static_cast<double>(impl.job.global_batch_tokens());
+  const double chips = static_cast<double>(plan.chips());
+  e.tokens_per_s = tokens / r.step;
+  e.tokens_per_s_per_chip = e.tokens_per_s / chips;
+  e.model_flops_per_token = Flops(impl.model_flops_per_token);
+  e.model_flops_per_chip = FlopsPerSecond(impl.model_flops_per_token * e.tokens_per_s_per_chip);
+  e.mfu = r.mfu;
+  e.hfu = r.hfu;
+  e.params_total = impl.work.params.total;
+  e.params_active = impl.work.params.active;
+  e.memory = r.memory;
+  e.memory_capacity = r.capacity;
+  e.fits = r.fits;
+  e.bubble = Seconds(r.bubble);
+  AddBreakdown(e, impl, plan, r);
+  e.bottleneck = Bottleneck(e);
+  AddAssumptions(e, impl, plan, r);
+  return e;
+}
+
+}  // namespace occam::step_internal

@@ -1,0 +1,244 @@
+// Per-micro-batch block costs on one chip (see layer_cost.h for symbols).
+#include "step/layer_cost.h"
+
+#include <algorithm>
+
+#include "step/comm.h"
+
+namespace occam::step_internal {
+namespace {
+
+constexpr double kAct = 2.0;  // 16-bit activations
+
+double WeightBytes(const JobSpec& job) { return job.precision == Precision::kFp8 ? 1.0 : 2.0; }
+
+// Time of a GEMM group over `rows` rows (tokens) with work divided by `div`.
+double Gemm(const PlanContext& c, const GemmWork& g, double rows, double div, double weights,
+            double eta_rows, Precision precision) {
+  const double flops = rows * g.flops / div;
+  const double bytes = weights * WeightBytes(*c.job) + rows * g.io / div * kAct;
+  return GemmTime(c.cluster->chip, precision, flops, eta_rows, bytes).value();
+}
+
+struct Compute {
+  double proj = 0, core = 0, dense = 0, expert = 0, ew = 0;
+};
+
+Compute BlockCompute(const PlanContext& c, const BlockWork& b) {
+  const PlanSpec& p = *c.plan;
+  const double tp = static_cast<double>(p.tp), t = c.tokens;
+  const Precision prec = c.job->precision;
+  Compute x;
+  x.proj = Gemm(c, b.attn_proj, t, tp, b.attn_proj.weights / tp, t, prec);
+  // Attention core stays in BF16 (DeepSeek-V3 §3.3.1 keeps it out of FP8).
+  x.core = Gemm(c, b.attn_core, t, tp, 0, t, Precision::kBf16);
+  x.dense = Gemm(c, b.mlp, t, tp, b.mlp.weights / tp, t, prec) +
+            Gemm(c, b.router, t, tp, b.router.weights, t, prec);
+  if (b.top_k > 0) {
+    const double e = static_cast<double>(c.model->moe->num_experts);
+    const double ep = static_cast<double>(p.ep), etp = static_cast<double>(p.etp);
+    // Rows per local expert: T k ep etp / (E tp); the busiest rank gets lambda x.
+    const double rows = t * b.top_k / tp;
+    const double per_expert = rows * ep * etp / e;
+    x.expert = Gemm(c, b.expert, rows * c.lambda, 1.0, e / ep * b.expert.weights / etp,
+                    per_expert * c.lambda, prec);
+  }
+  x.ew = MemoryBoundTime(c.cluster->chip, t * b.elementwise_bytes / tp).value();
+  return x;
+}
+
+void AddTp(const PlanContext& c, double pairs, Seg& s) {
+  if (c.plan->tp <= 1 || pairs <= 0) return;
+  const double bytes = c.tokens * static_cast<double>(c.work->hidden) * kAct;
+  double one = 0;
+  if (c.plan->sp) {
+    one = Collective(*c.cluster, CollectiveOp::kAllGather, bytes, c.groups.tp).seconds +
+          Collective(*c.cluster, CollectiveOp::kReduceScatter, bytes, c.groups.tp).seconds;
+  } else {
+    one = Collective(*c.cluster, CollectiveOp::kAllReduce, bytes, c.groups.tp).seconds;
+  }
+  // Forward and backward each run `pairs` AG+RS (Korthikanti §4.2.2); not overlapped.
+  const double rec = c.plan->recompute == Recompute::kFull ? 1.0 : 0.0;
+  s.exp_f[kAxTp] += pairs * one;
+  s.exp_b[kAxTp] += pairs * one * (1.0 + rec);
+  s.total[kAxTp] += pairs * one * (2.0 + rec);
+}
+
+void AddCp(const PlanContext& c, double core_f, Seg& s) {
+  if (c.plan->cp <= 1) return;
+  const AttentionSpec& at = c.model->attention;
+  const double width =
+      at.kind == AttentionKind::kMla
+          ? static_cast<double>(at.num_heads) *
+                (at.mla.qk_nope_head_dim + at.mla.qk_rope_head_dim + at.mla.v_head_dim)
+          : 2.0 * static_cast<double>(at.num_kv_heads * at.head_dim);
+  // Ring attention passes every K/V shard round the cp ring: an all-gather
+  // of b*s*width/tp elements, hidden behind the attention blocks it feeds
+  // (Liu et al. 2023 arXiv:2310.01889 §3). Backward moves K/V and dK/dV.
+  const double bytes = static_cast<double>(c.plan->mbs * c.job->seq_len) * width * kAct /
+                       static_cast<double>(c.plan->tp);
+  const double t = Collective(*c.cluster, CollectiveOp::kAllGather, bytes, c.groups.cp).seconds;
+  const double rec = c.plan->recompute == Recompute::kFull ? 1.0 : 0.0;
+  s.total[kAxCp] += t * (3.0 + rec);
+  s.exp_f[kAxCp] += std::max(0.0, t - core_f);
+  s.exp_b[kAxCp] += std::max(0.0, 2 * t - 2 * core_f) + rec * std::max(0.0, t - core_f);
+}
+
+void AddEp(const PlanContext& c, const BlockWork& b, Seg& s) {
+  if (c.plan->ep <= 1 || b.top_k <= 0) return;
+  const MoeSpec& moe = *c.model->moe;
+  CollectiveOptions o;
+  o.imbalance = c.lambda;
+  o.top_k = moe.top_k;
+  if (moe.num_groups > 1) o.max_units_per_token = moe.topk_groups;
+  // Per-rank send buffer: T/tp tokens x k copies x h (FP8 dispatch under
+  // FP8 training, BF16 combine: DeepSeek-V3 §3.3.3).
+  const double copies =
+      c.tokens / static_cast<double>(c.plan->tp) * b.top_k * static_cast<double>(c.work->hidden);
+  const double disp_b = c.job->precision == Precision::kFp8 ? 1.0 : kAct;
+  const double disp =
+      Collective(*c.cluster, CollectiveOp::kAllToAll, copies * disp_b, c.groups.ep, o).seconds;
+  const double comb =
+      Collective(*c.cluster, CollectiveOp::kAllToAll, copies * kAct, c.groups.ep, o).seconds;
+  const double f = disp + comb, bw = 2 * comb;  // backward: two BF16 all-to-alls
+  const double rec = c.plan->recompute == Recompute::kFull ? f : 0.0;
+  s.total[kAxEp] += f + bw + rec;
+  if (c.dual) {
+    // DualPipe pairs a forward chunk with a backward chunk: each direction's
+    // all-to-all hides behind the other's compute (DeepSeek-V3 §3.2.1).
+    s.exp_f[kAxEp] += std::max(0.0, f - s.cb - s.cw);
+    s.exp_b[kAxEp] += std::max(0.0, bw + rec - s.cf);
+  } else {
+    s.exp_f[kAxEp] += f;
+    s.exp_b[kAxEp] += bw + rec;
+  }
+}
+
+// ZeRO-3 / FSDP: gather weights before forward and backward, reduce-scatter
+// gradients after backward, each prefetched behind the block's compute.
+void AddFsdp(const PlanContext& c, Seg& s) {
+  if (c.plan->zero < 3) return;
+  auto gather = [&](double params, RankGroup g) {
+    return Collective(*c.cluster, CollectiveOp::kAllGather, params * 2.0, g).seconds;
+  };
+  auto scatter = [&](double params, RankGroup g) {
+    return Collective(*c.cluster, CollectiveOp::kReduceScatter, params * 4.0, g).seconds;
+  };
+  const double ag = gather(s.params_dense, c.fsdp_dense) + gather(s.params_expert, c.fsdp_expert);
+  const double rs = scatter(s.params_dense, c.fsdp_dense) + scatter(s.params_expert, c.fsdp_expert);
+  s.total[kAxFsdp] += 2 * ag + rs;
+  s.exp_f[kAxFsdp] += std::max(0.0, ag - s.cf);
+  s.exp_b[kAxFsdp] += std::max(0.0, ag + rs - s.cb - s.cw);
+}
+
+}  // namespace
+
+void Seg::Add(const Seg& o, double times) {
+  cf += o.cf * times;
+  cb += o.cb * times;
+  cw += o.cw * times;
+  for (int i = 0; i < kNumAx; ++i) {
+    total[i] += o.total[i] * times;
+    exp_f[i] += o.exp_f[i] * times;
+    exp_b[i] += o.exp_b[i] * times;
+  }
+  act += o.act * times;
+  act_extra += o.act_extra * times;
+  act_work = std::max(act_work, o.act_work);
+  params_dense += o.params_dense * times;
+  params_expert += o.params_expert * times;
+}
+
+double Seg::ExposedF() const {
+  double e = 0;
+  for (double x : exp_f) e += x;
+  return e;
+}
+double Seg::ExposedB() const {
+  double e = 0;
+  for (double x : exp_b) e += x;
+  return e;
+}
+
+Seg BlockSeg(const PlanContext& c, const BlockWork& b, bool moe) {
+  const PlanSpec& p = *c.plan;
+  const Compute x = BlockCompute(c, b);
+  Seg s;
+  const double matmul = x.proj + x.dense + x.expert;
+  s.cf = matmul + x.core + x.ew;
+  // Input gradient: one matmul pass + attention core backward (2x forward,
+  // FlashAttention-2 §3.1.2) + element-wise backward (~2x); weight gradient: one matmul pass.
+  s.cb = matmul + 2 * x.core + 2 * x.ew;
+  s.cw = matmul;
+  if (p.recompute == Recompute::kFull) s.cb += s.cf;
+  if (p.recompute == Recompute::kSelective) s.cb += x.core;
+  const double tp = static_cast<double>(p.tp);
+  s.params_dense = static_cast<double>(b.params_dense) / tp;
+  s.params_expert = static_cast<double>(b.params_expert) / static_cast<double>(p.ep * p.etp);
+  const double seq = static_cast<double>(c.job->seq_len);
+  s.act = BlockActivationBytes(b, *c.work, c.tokens, seq, p.tp, p.sp, p.recompute, 1.0);
+  s.act_extra =
+      BlockActivationBytes(b, *c.work, c.tokens, seq, p.tp, p.sp, p.recompute, c.lambda) - s.act;
+  if (p.recompute == Recompute::kFull) {
+    s.act_work =
+        BlockActivationBytes(b, *c.work, c.tokens, seq, p.tp, p.sp, Recompute::kNone, c.lambda);
+  }
+  const bool tp_mlp = !moe || c.model->moe->num_shared_experts > 0 || p.etp > 1;
+  AddTp(c, tp_mlp ? 2.0 : 1.0, s);
+  AddCp(c, x.core, s);
+  if (moe) AddEp(c, b, s);
+  AddFsdp(c, s);
+  return s;
+}
+
+Seg EmbeddingSeg(const PlanContext& c) {
+  Seg s;
+  const double h = static_cast<double>(c.work->hidden), tp = static_cast<double>(c.plan->tp);
+  // Row lookup (write T x h) forward, scatter-add of its gradient backward.
+  s.cf = MemoryBoundTime(c.cluster->chip, c.tokens * h * kAct / tp).value();
+  s.cw = 2 * s.cf;
+  s.params_dense = static_cast<double>(c.work->params_embedding) / tp;
+  AddTp(c, 0.5, s);  // vocab-parallel embedding: one reduce-scatter (fwd) / all-gather (bwd)
+  AddFsdp(c, s);
+  return s;
+}
+
+Seg HeadSeg(const PlanContext& c) {
+  Seg s;
+  const double tp = static_cast<double>(c.plan->tp);
+  const ModelWork& w = *c.work;
+  const double g = Gemm(c, w.head, c.tokens, tp, w.head.weights / tp, c.tokens, c.job->precision);
+  const double ew =
+      MemoryBoundTime(c.cluster->chip, c.tokens * w.head_elementwise_bytes / tp).value();
+  s.cf = g + ew;
+  s.cb = g + ew;
+  s.cw = g;
+  s.params_dense = static_cast<double>(w.params_head) / tp;
+  s.act = c.tokens * w.head_act_bytes / tp;
+  AddTp(c, 0.5, s);  // gather the sequence before the vocab-parallel head
+  AddFsdp(c, s);
+  return s;
+}
+
+Seg MtpSeg(const PlanContext& c) {
+  Seg s;
+  if (c.work->mtp_layers <= 0) return s;
+  const ModelWork& w = *c.work;
+  const bool moe = c.model->moe.has_value();
+  Seg one = BlockSeg(c, moe ? w.moe : w.dense, moe);
+  const double tp = static_cast<double>(c.plan->tp);
+  const double proj =
+      Gemm(c, w.mtp_proj, c.tokens, tp, w.mtp_proj.weights / tp, c.tokens, c.job->precision);
+  const double head =
+      Gemm(c, w.head, c.tokens, tp, w.head.weights / tp, c.tokens, c.job->precision) +
+      MemoryBoundTime(c.cluster->chip, c.tokens * w.head_elementwise_bytes / tp).value();
+  one.cf += proj + head;
+  one.cb += proj + head;
+  one.cw += proj + head;
+  one.params_dense += static_cast<double>(w.params_mtp_extra) / tp;
+  one.act += c.tokens * (3.0 * static_cast<double>(w.hidden) * kAct + w.head_act_bytes / tp);
+  s.Add(one, static_cast<double>(w.mtp_layers));
+  return s;
+}
+
+}  // namespace occam::step_internal

@@ -1,0 +1,58 @@
+// Per-micro-batch cost of one block kind (and of the embedding, LM head and
+// MTP module) on one chip for one plan: compute split into forward /
+// input-gradient / weight-gradient, communication per parallel axis (total
+// and exposed), and stored activations. Sources: doc/cost-model.md §2, §3, §6.
+//
+// Symbols: b micro-batch (plan.mbs), s sequence, T = b*s/cp tokens per chip,
+// h hidden, k top-k, E experts, lambda EP rank imbalance.
+#pragma once
+
+#include <array>
+
+#include "occam/collective.h"
+#include "occam/cost.h"
+#include "occam/spec.h"
+
+namespace occam::step_internal {
+
+enum Ax { kAxTp = 0, kAxCp, kAxEp, kAxFsdp, kNumAx };
+
+struct Seg {
+  double cf = 0, cb = 0, cw = 0;       // compute (s): forward, input-grad (+recompute), weight-grad
+  std::array<double, kNumAx> total{};  // communication time (s) per axis
+  std::array<double, kNumAx> exp_f{};  // exposed part in the forward
+  std::array<double, kNumAx> exp_b{};  // exposed part in the backward
+  double act = 0;                      // bytes kept per micro-batch (balanced routing)
+  double act_extra = 0;                // bytes of routing-imbalance headroom per micro-batch
+  double act_work = 0;                 // full recompute: one block's activations rebuilt at a time
+  double params_dense = 0;             // parameters on this chip outside routed experts
+  double params_expert = 0;            // routed-expert parameters on this chip
+  void Add(const Seg& o, double times);
+  double ExposedF() const;
+  double ExposedB() const;
+};
+
+// Everything about a plan that all blocks share.
+struct PlanContext {
+  const ModelSpec* model = nullptr;
+  const ClusterSpec* cluster = nullptr;
+  const JobSpec* job = nullptr;
+  const ModelWork* work = nullptr;
+  const PlanSpec* plan = nullptr;
+  AxisGroups groups;
+  RankGroup dense_dp;     // gradient group of dense weights (dp x cp)
+  RankGroup fsdp_dense;   // ZeRO-3 shard group of dense weights (hsdp or dp x cp)
+  RankGroup fsdp_expert;  // ZeRO-3 shard group of experts
+  double tokens = 0;      // T = b*s/cp
+  double lambda = 1;      // EP rank imbalance
+  bool dual = false;      // DualPipe / DualPipeV overlap EP all-to-all
+  std::array<int, kNumAx> tier{-1, -1, -1, -1};
+};
+
+Seg BlockSeg(const PlanContext& ctx, const BlockWork& block, bool moe);
+Seg EmbeddingSeg(const PlanContext& ctx);
+// LM head + loss; `act` holds the logits (kept once, not per micro-batch in flight).
+Seg HeadSeg(const PlanContext& ctx);
+Seg MtpSeg(const PlanContext& ctx);  // all MTP modules, head pass included
+
+}  // namespace occam::step_internal

@@ -1,0 +1,143 @@
+// Pipeline structure: layer split, chunk placement, in-flight micro-batches
+// and bubble closed forms (sources in doc/cost-model.md §6).
+#include "step/stages.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace occam::step_internal {
+namespace {
+
+bool IsV(Schedule s) { return s == Schedule::kZbV || s == Schedule::kDualPipeV; }
+
+int64_t ClampCount(double x, int64_t lo, int64_t hi) {
+  const int64_t r = std::llround(x);
+  return std::clamp(r, lo, std::max(lo, hi));
+}
+
+}  // namespace
+
+LayerSplit::LayerSplit(const PlanSpec& plan, int64_t chunks, int64_t layers, double embed_units,
+                       double head_units)
+    : plan_(&plan), chunks_(chunks), layers_(layers) {
+  if (!plan.stage_layers.empty() || chunks <= 1) {
+    first_ = layers;
+    return;
+  }
+  const double target =
+      (static_cast<double>(layers) + embed_units + head_units) / static_cast<double>(chunks);
+  const int64_t spare = layers - (chunks - 1);  // most one end chunk may take
+  if (chunks == 2) {
+    first_ = ClampCount((static_cast<double>(layers) + head_units - embed_units) / 2, 1, spare);
+    last_ = layers - first_;
+    return;
+  }
+  first_ = ClampCount(target - embed_units, 1, spare);
+  last_ = ClampCount(target - head_units, 1, spare);
+  // Every middle chunk needs a layer: give back from the larger end chunk.
+  while (layers - first_ - last_ < chunks - 2) {
+    if (first_ >= last_ && first_ > 1) {
+      --first_;
+    } else {
+      --last_;
+    }
+  }
+  const int64_t rest = layers - first_ - last_;
+  middle_q_ = rest / (chunks - 2);
+  middle_r_ = rest % (chunks - 2);
+}
+
+int64_t LayerSplit::Count(int64_t c) const {
+  if (!plan_->stage_layers.empty()) return plan_->stage_layers[c];
+  if (chunks_ <= 1) return layers_;
+  if (c == 0) return first_;
+  if (c == chunks_ - 1) return last_;
+  return middle_q_ + (c - 1 < middle_r_ ? 1 : 0);
+}
+
+int64_t LayerSplit::Begin(int64_t c) const {
+  if (!plan_->stage_layers.empty()) {
+    int64_t b = 0;
+    for (int64_t i = 0; i < c; ++i) b += plan_->stage_layers[i];
+    return b;
+  }
+  if (c == 0) return 0;
+  if (c == chunks_ - 1) return layers_ - last_;
+  return first_ + (c - 1) * middle_q_ + std::min(c - 1, middle_r_);
+}
+
+int64_t ModelChunks(const PlanSpec& plan) {
+  if (plan.schedule == Schedule::kDualPipe) return plan.pp;
+  if (IsV(plan.schedule)) return 2 * plan.pp;
+  if (plan.schedule == Schedule::kInterleaved) return plan.pp * std::max<int64_t>(plan.vpp, 1);
+  return plan.pp;
+}
+
+int64_t ChunksPerDevice(const PlanSpec& plan) {
+  if (plan.schedule == Schedule::kDualPipe || IsV(plan.schedule)) return plan.pp > 1 ? 2 : 1;
+  if (plan.schedule == Schedule::kInterleaved) return std::max<int64_t>(plan.vpp, 1);
+  return 1;
+}
+
+int64_t ChunkOf(const PlanSpec& plan, int64_t d, int64_t k) {
+  if (k == 0) return d;
+  if (plan.schedule == Schedule::kDualPipe) return plan.pp - 1 - d;
+  if (IsV(plan.schedule)) return 2 * plan.pp - 1 - d;
+  return d + k * plan.pp;  // interleaved: chunk c on device c % p
+}
+
+double InFlight(const PlanSpec& plan, int64_t d, double m, bool all_forward_first) {
+  const double p = static_cast<double>(plan.pp);
+  const double dd = static_cast<double>(d);
+  if (plan.pp <= 1 || plan.schedule == Schedule::kNone) return std::min(m, 1.0);
+  if (all_forward_first || plan.schedule == Schedule::kGpipe) return m;
+  switch (plan.schedule) {
+    case Schedule::kInterleaved: {
+      // Megatron-Core warm-up on rank d: 2(p-d-1) + (v-1)p forwards, +1 in
+      // steady state, each worth 1/v of the device's activations.
+      const double v = static_cast<double>(std::max<int64_t>(plan.vpp, 1));
+      return std::min(m * v, 2 * (p - dd - 1) + (v - 1) * p + 1) / v;
+    }
+    case Schedule::kZbV:
+      return std::min(m, p);  // ZB-V keeps 1F1B's peak (Qi et al. 2024)
+    case Schedule::kDualPipe:
+      return std::min(m, p + 1);  // DeepSeek-V3 Table 2: PP + 1
+    case Schedule::kDualPipeV:
+      return std::min(m, p + 0.5);  // PP+1 half-device stages (DualPipe README)
+    default:
+      return std::min(m, p - dd);  // 1F1B, ZB-H1: stage d holds p - d
+  }
+}
+
+double BubbleTime(const PlanSpec& plan, const DeviceTimes& sum_all, const DeviceTimes& crit,
+                  bool all_forward_first) {
+  if (plan.pp <= 1 || plan.schedule == Schedule::kNone) return 0;
+  const double v = static_cast<double>(ChunksPerDevice(plan));
+  const double others = sum_all.total() - crit.total();  // (p-1) t for equal stages
+  const double p = static_cast<double>(plan.pp);
+  if (all_forward_first) return others / v;
+  switch (plan.schedule) {
+    case Schedule::kGpipe:
+    case Schedule::k1F1B:
+      return others;  // (p-1)(F+B): Narayanan et al. 2021 §2.2
+    case Schedule::kInterleaved:
+      return others / v;  // (p-1)(F+B)/v: ibid. §2.2.2
+    case Schedule::kZbH1: {
+      // (p-1)(F + B - W): Qi et al. 2024 (arXiv:2401.10241) §3.
+      const double sum = sum_all.f + sum_all.b - sum_all.w;
+      return std::max(0.0, sum - (crit.f + crit.b - crit.w));
+    }
+    case Schedule::kZbV:
+      return 0;  // zero bubble with m >= p (Qi et al. 2024, ZB-V)
+    case Schedule::kDualPipe:
+      // (PP/2 - 1)(F&B + B - 3W) with F&B = F + B: DeepSeek-V3 Table 2.
+      return std::max(0.0, (p / 2 - 1) * (crit.f + 2 * crit.b - crit.w));
+    case Schedule::kDualPipeV:
+      // The same with 2p half-size stages on p devices (DualPipe README).
+      return std::max(0.0, (p - 1) * (crit.f + 2 * crit.b - crit.w) / 2);
+    default:
+      return others;
+  }
+}
+
+}  // namespace occam::step_internal

@@ -1,0 +1,261 @@
+// One layout's step: per-device pipeline times, bubble, data-parallel tail,
+// optimizer, memory per device, MFU. Symbols: p = plan.pp, m micro-batches,
+// S model chunks, d device. Sources: doc/cost-model.md §6.
+#include "step/step_core.h"
+
+#include <algorithm>
+
+#include "step/comm.h"
+
+namespace occam::step_internal {
+namespace {
+
+constexpr double kAct = 2.0;
+// Adam update traffic per owned parameter: read fp32 grad, master, m, v
+// (16 B), write master, m, v (12 B) and the bf16 weight (2 B).
+constexpr double kOptimizerBytesPerParam = 30.0;
+// Megatron-Core DDP bucket: max(40M, 1M x dp) parameters
+// (distributed_data_parallel_config.py, bucket_size); the last one is exposed.
+double BucketParams(double dp) { return std::max(40e6, 1e6 * dp); }
+
+bool IsDual(Schedule s) { return s == Schedule::kDualPipe || s == Schedule::kDualPipeV; }
+
+// dp x cp as one group when the two axes are adjacent (gradients of dense
+// weights are reduced over both: Megatron-Core with context parallelism).
+RankGroup Merge(RankGroup inner, RankGroup outer) {
+  if (inner.size <= 1) return outer;
+  if (outer.size <= 1) return inner;
+  if (outer.stride == inner.stride * inner.size) return {inner.size * outer.size, inner.stride};
+  return outer.size >= inner.size ? outer : inner;
+}
+
+}  // namespace
+
+PlanContext MakeContext(const StepModel::Impl& impl, const PlanSpec& plan) {
+  PlanContext c;
+  c.model = &impl.model;
+  c.cluster = &impl.cluster;
+  c.job = &impl.job;
+  c.work = &impl.work;
+  c.plan = &plan;
+  c.groups = Groups(plan);
+  c.dense_dp = Merge(c.groups.cp, c.groups.dp);
+  c.fsdp_dense = plan.hsdp > 0 ? RankGroup{plan.hsdp, c.groups.dp.stride} : c.dense_dp;
+  c.fsdp_expert = c.groups.edp;
+  c.tokens = static_cast<double>(plan.mbs * impl.job.seq_len) / static_cast<double>(plan.cp);
+  c.lambda = impl.job.moe_imbalance > 0 ? impl.job.moe_imbalance : 1.0;
+  c.dual = IsDual(plan.schedule) && plan.pp > 1;
+  const double probe = c.tokens * static_cast<double>(impl.work.hidden) * kAct;
+  c.tier[kAxTp] = Collective(impl.cluster, CollectiveOp::kAllGather, probe, c.groups.tp).tier;
+  c.tier[kAxCp] = Collective(impl.cluster, CollectiveOp::kAllGather, probe, c.groups.cp).tier;
+  c.tier[kAxEp] = Collective(impl.cluster, CollectiveOp::kAllToAll, probe, c.groups.ep).tier;
+  c.tier[kAxFsdp] = Collective(impl.cluster, CollectiveOp::kAllGather, probe, c.fsdp_dense).tier;
+  return c;
+}
+
+PlanSegs BuildSegs(const StepModel::Impl& impl, const PlanContext& ctx) {
+  const PlanSpec& plan = *ctx.plan;
+  const int64_t chunks = ModelChunks(plan);
+  // Default split: embedding ~1 layer-equivalent on chunk 0; head + loss ~1
+  // and each MTP module ~2 (a block + a head pass) on the last chunk.
+  const double head_units = 1.0 + 2.0 * static_cast<double>(impl.work.mtp_layers);
+  PlanSegs s{.split = LayerSplit(plan, chunks, impl.work.num_layers, 1.0, head_units)};
+  s.chunks = chunks;
+  s.dense = BlockSeg(ctx, impl.work.dense, false);
+  if (impl.model.moe) s.moe = BlockSeg(ctx, impl.work.moe, true);
+  s.embed = EmbeddingSeg(ctx);
+  s.head = HeadSeg(ctx);
+  s.logits = s.head.act;
+  s.head.act = 0;
+  s.mtp = MtpSeg(ctx);
+  return s;
+}
+
+Seg ChunkSeg(const PlanSegs& segs, const ModelWork& work, int64_t c) {
+  Seg s;
+  const int64_t begin = segs.split.Begin(c), n = segs.split.Count(c);
+  const int64_t n_moe = work.MoeLayers(begin, begin + n);
+  s.Add(segs.dense, static_cast<double>(n - n_moe));
+  if (n_moe > 0) s.Add(segs.moe, static_cast<double>(n_moe));
+  if (c == 0) s.Add(segs.embed, 1);
+  if (c == segs.chunks - 1) {
+    s.Add(segs.head, 1);
+    s.Add(segs.mtp, 1);
+  }
+  return s;
+}
+
+namespace {
+
+struct DeviceResult {
+  Seg seg;  // per micro-batch costs (DualPipe: mean of its two stage copies)
+  double params_dense = 0, params_expert = 0;  // held by the device
+  bool has_head = false;
+};
+
+DeviceResult Device(const PlanSegs& segs, const StepModel::Impl& impl, const PlanSpec& plan,
+                    int64_t d) {
+  DeviceResult r;
+  const int64_t per = ChunksPerDevice(plan);
+  // DualPipe: each micro-batch crosses one of the device's two stage copies.
+  const double w = plan.schedule == Schedule::kDualPipe && per == 2 ? 0.5 : 1.0;
+  for (int64_t k = 0; k < per; ++k) {
+    const int64_t c = ChunkOf(plan, d, k);
+    const Seg chunk = ChunkSeg(segs, impl.work, c);
+    r.seg.Add(chunk, w);
+    r.params_dense += chunk.params_dense;
+    r.params_expert += chunk.params_expert;
+    if (c == segs.chunks - 1) r.has_head = true;
+  }
+  // Tied embeddings: the head's device keeps its own copy (Megatron-Core).
+  if (impl.work.tied_embeddings && r.has_head && ChunkOf(plan, d, 0) != 0 &&
+      (per < 2 || ChunkOf(plan, d, 1) != 0)) {
+    r.params_dense +=
+        static_cast<double>(impl.work.params_embedding) / static_cast<double>(plan.tp);
+  }
+  return r;
+}
+
+// Gradient reduction and weight gathering after the last micro-batch,
+// overlapped with that micro-batch's backward (and the next step's first
+// forward) except the last bucket (Megatron-Core overlap_grad_reduce /
+// overlap_param_gather).
+void DataParallelTail(const PlanContext& c, const DeviceResult& dev, const DeviceTimes& t,
+                      CoreResult& out) {
+  const PlanSpec& p = *c.plan;
+  const ClusterSpec& cl = *c.cluster;
+  const double dp = static_cast<double>(c.dense_dp.size);
+  const double params = dev.params_dense + dev.params_expert;
+  const double last = params > 0 ? std::min(1.0, BucketParams(dp) / params) : 0;
+  auto put = [&](TailItem& item, CollectiveOp op, double bytes, RankGroup g, double window) {
+    const CommCost cc = Collective(cl, op, bytes, g);
+    const double exposed = std::max(cc.seconds - window, cc.seconds * last);
+    if (exposed > item.exposed) item = TailItem{cc.seconds, exposed, cc.tier};
+  };
+  if (p.zero >= 3) {
+    if (p.hsdp > 0 && p.hsdp < c.dense_dp.size) {
+      // HSDP: replicas all-reduce their gradient shard once per step.
+      const RankGroup rep{c.dense_dp.size / p.hsdp, c.fsdp_dense.stride * p.hsdp};
+      put(out.dp_grad, CollectiveOp::kAllReduce, 4.0 * dev.params_dense / p.hsdp, rep, t.b + t.w);
+    }
+    return;
+  }
+  const CollectiveOp grad_op =
+      p.zero == 0 ? CollectiveOp::kAllReduce : CollectiveOp::kReduceScatter;
+  put(out.dp_grad, grad_op, 4.0 * dev.params_dense, c.dense_dp, t.b + t.w);
+  put(out.edp_grad, grad_op, 4.0 * dev.params_expert, c.groups.edp, t.b + t.w);
+  if (p.zero >= 1) {
+    put(out.dp_gather, CollectiveOp::kAllGather, 2.0 * dev.params_dense, c.dense_dp, t.f);
+    put(out.edp_gather, CollectiveOp::kAllGather, 2.0 * dev.params_expert, c.groups.edp, t.f);
+  }
+}
+
+MemoryBreakdown DeviceMemory(const PlanContext& c, const PlanSegs& segs, const DeviceResult& dev,
+                             double inflight, double m, bool all_forward_first) {
+  const PlanSpec& p = *c.plan;
+  const double shard_d = static_cast<double>(c.fsdp_dense.size);
+  const double shard_e = static_cast<double>(std::max<int64_t>(c.fsdp_expert.size, 1));
+  const StateMemory a = ShardedState(dev.params_dense, p.zero,
+                                     p.zero >= 3 ? shard_d : static_cast<double>(c.dense_dp.size));
+  const StateMemory b = ShardedState(dev.params_expert, p.zero, shard_e);
+  MemoryBreakdown mem;
+  mem.weights = a.weights + b.weights;
+  mem.grads = a.grads + b.grads;
+  mem.optimizer = a.optimizer + b.optimizer;
+  double act = inflight * dev.seg.act + dev.seg.act_work;
+  if (dev.has_head) act += segs.logits * (all_forward_first ? m : 1.0);
+  mem.activations = Bytes(act);
+  // Routing-imbalance headroom, TP all-gather buffers (2 x T h), EP
+  // receive buffers (lambda k T/tp h, send + receive), ZeRO-3 prefetch
+  // (two gathered blocks).
+  double other = inflight * dev.seg.act_extra;
+  const double th = c.tokens * static_cast<double>(c.work->hidden) * kAct;
+  if (p.tp > 1) other += 2.0 * th;
+  if (p.ep > 1 && c.model->moe) {
+    other +=
+        2.0 * c.lambda * static_cast<double>(c.model->moe->top_k) * th / static_cast<double>(p.tp);
+  }
+  if (p.zero >= 3) {
+    const double block =
+        std::max(c.work->dense.params_dense,
+                 c.work->moe.params_dense + c.work->moe.params_expert / std::max<int64_t>(p.ep, 1));
+    other += 2.0 * 2.0 * block / static_cast<double>(p.tp);
+  }
+  mem.other = Bytes(other);
+  return mem;
+}
+
+DeviceTimes TimesOf(const Seg& s) {
+  return DeviceTimes{s.cf + s.ExposedF(), s.cb + s.ExposedB(), s.cw};
+}
+
+}  // namespace
+
+CoreResult RunCore(const StepModel::Impl& impl, const PlanSpec& plan) {
+  CoreResult out;
+  out.ctx = MakeContext(impl, plan);
+  const PlanContext& c = out.ctx;
+  const PlanSegs segs = BuildSegs(impl, c);
+  out.m = static_cast<double>(impl.job.global_batch_seqs) / static_cast<double>(plan.dp * plan.mbs);
+  out.all_forward_first = impl.job.balance == BalanceMethod::kGlobalAuxLoss &&
+                          impl.model.moe.has_value() && plan.pp > 1;
+  out.capacity = impl.cluster.chip.hbm * (1.0 - impl.job.memory_headroom);
+  DeviceTimes sum, crit;
+  double crit_total = -1, worst_mem = -1, opt = 0;
+  for (int64_t d = 0; d < plan.pp; ++d) {
+    const DeviceResult dev = Device(segs, impl, plan, d);
+    const DeviceTimes t = TimesOf(dev.seg);
+    sum.f += t.f;
+    sum.b += t.b;
+    sum.w += t.w;
+    if (t.total() > crit_total) {
+      crit_total = t.total();
+      crit = t;
+      out.crit = dev.seg;
+    }
+    DataParallelTail(c, dev, t, out);
+    const double owned =
+        plan.zero >= 1
+            ? dev.params_dense / static_cast<double>(c.fsdp_dense.size) +
+                  dev.params_expert / static_cast<double>(std::max<int64_t>(c.fsdp_expert.size, 1))
+            : dev.params_dense + dev.params_expert;
+    opt =
+        std::max(opt, MemoryBoundTime(impl.cluster.chip, kOptimizerBytesPerParam * owned).value());
+    const double inflight = InFlight(plan, d, out.m, out.all_forward_first);
+    const MemoryBreakdown mem = DeviceMemory(c, segs, dev, inflight, out.m, out.all_forward_first);
+    if (mem.total().value() > worst_mem) {
+      worst_mem = mem.total().value();
+      out.memory = mem;
+    }
+  }
+  out.optimizer = TailItem{opt, opt, -1};
+  out.crit_period = crit_total;
+  out.bubble = BubbleTime(plan, sum, crit, out.all_forward_first);
+  if (plan.pp > 1) {
+    // One activation (or its gradient) per chunk boundary per micro-batch;
+    // the fill and drain cross S-1 boundaries each way unhidden.
+    const double bytes = c.tokens * static_cast<double>(impl.work.hidden) * kAct /
+                         (plan.sp ? static_cast<double>(plan.tp) : 1.0);
+    const CommCost one = Collective(impl.cluster, CollectiveOp::kSendRecv, bytes, c.groups.pp);
+    const double per = static_cast<double>(ChunksPerDevice(plan));
+    out.p2p = TailItem{2.0 * out.m * per * one.seconds,
+                       2.0 * static_cast<double>(segs.chunks - 1) * one.seconds, one.tier};
+  }
+  out.step = out.m * crit_total + out.bubble + out.p2p.exposed + out.dp_grad.exposed +
+             out.edp_grad.exposed + out.dp_gather.exposed + out.edp_gather.exposed +
+             out.optimizer.exposed;
+  out.fits = out.memory.total() <= out.capacity;
+  const double tokens = static_cast<double>(impl.job.global_batch_tokens());
+  const double peak = (impl.job.precision == Precision::kFp8 ? impl.cluster.chip.peak_fp8
+                                                             : impl.cluster.chip.peak_bf16)
+                          .value();
+  const double denom = out.step * static_cast<double>(plan.chips()) * peak;
+  double hw = impl.model_flops_per_token;
+  if (plan.recompute == Recompute::kFull) hw += impl.recompute_full_flops_per_token;
+  if (plan.recompute == Recompute::kSelective) hw += impl.recompute_attn_flops_per_token;
+  out.mfu = impl.model_flops_per_token * tokens / denom;
+  out.hfu = hw * tokens / denom;
+  return out;
+}
+
+}  // namespace occam::step_internal

@@ -1,0 +1,70 @@
+// The arithmetic of one layout's step, shared by StepModel::Evaluate and
+// EvaluateQuick so that both agree exactly. No allocation, no strings.
+// Sources: doc/cost-model.md §6.
+#pragma once
+
+#include "occam/cost.h"
+#include "occam/step.h"
+#include "step/layer_cost.h"
+#include "step/stages.h"
+
+namespace occam {
+
+struct StepModel::Impl {
+  ModelSpec model;
+  ClusterSpec cluster;
+  JobSpec job;
+  ModelWork work;
+  double model_flops_per_token = 0;
+  double recompute_full_flops_per_token = 0;  // extra forward of every block (x1)
+  double recompute_attn_flops_per_token = 0;  // extra attention-core forward
+};
+
+namespace step_internal {
+
+// One DP/optimizer item at the end of the step.
+struct TailItem {
+  double total = 0, exposed = 0;
+  int tier = -1;
+};
+
+struct CoreResult {
+  double m = 0;            // micro-batches per step
+  Seg crit;                // per micro-batch costs of the slowest device
+  double crit_period = 0;  // its per micro-batch time
+  double bubble = 0;
+  TailItem p2p, dp_grad, edp_grad, dp_gather, edp_gather, optimizer;
+  double step = 0;
+  MemoryBreakdown memory;  // the device with the largest total
+  Bytes capacity;
+  bool fits = false;
+  double mfu = 0, hfu = 0;
+  bool all_forward_first = false;
+  PlanContext ctx;
+};
+
+// Per-micro-batch costs of each piece of the model under one plan.
+struct PlanSegs {
+  Seg dense, moe, embed, head, mtp;
+  double logits = 0;  // bytes of logits kept by the head's device
+  int64_t chunks = 1;
+  LayerSplit split;
+};
+
+PlanContext MakeContext(const StepModel::Impl& impl, const PlanSpec& plan);
+PlanSegs BuildSegs(const StepModel::Impl& impl, const PlanContext& ctx);
+// Costs of model chunk c (its layers, plus embedding / head / MTP at the ends).
+Seg ChunkSeg(const PlanSegs& segs, const ModelWork& work, int64_t c);
+
+// REQUIRES: the plan is valid for the model, cluster and job.
+CoreResult RunCore(const StepModel::Impl& impl, const PlanSpec& plan);
+
+// ValidatePlan plus the step's own requirements (stage list, schedule
+// shapes); messages name the plan field.
+Status CheckPlan(const StepModel::Impl& impl, const PlanSpec& plan);
+
+// Names, breakdown lines, bottleneck sentence and assumptions (estimate.cc).
+Estimate BuildEstimate(const StepModel::Impl& impl, const PlanSpec& plan, const CoreResult& r);
+
+}  // namespace step_internal
+}  // namespace occam

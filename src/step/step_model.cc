@@ -1,0 +1,106 @@
+// StepModel: precomputes the model's work once, then evaluates plans with
+// the shared arithmetic of step_core.cc (Evaluate adds names and text).
+#include <cmath>
+#include <string>
+#include <utility>
+
+#include "step/step_core.h"
+
+namespace occam {
+
+using step_internal::CoreResult;
+using step_internal::RunCore;
+
+StepModel::StepModel(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+StepModel::StepModel(StepModel&&) noexcept = default;
+StepModel& StepModel::operator=(StepModel&&) noexcept = default;
+StepModel::~StepModel() = default;
+
+const ModelSpec& StepModel::model() const { return impl_->model; }
+const ClusterSpec& StepModel::cluster() const { return impl_->cluster; }
+const JobSpec& StepModel::job() const { return impl_->job; }
+
+Result<StepModel> StepModel::Create(const ModelSpec& model, const ClusterSpec& cluster,
+                                    const JobSpec& job) {
+  OCCAM_RETURN_IF_ERROR(ValidateModel(model, model.name.empty() ? "model" : model.name));
+  OCCAM_RETURN_IF_ERROR(ValidateCluster(cluster, cluster.name.empty() ? "cluster" : cluster.name));
+  OCCAM_RETURN_IF_ERROR(ValidateJob(job, "job"));
+  if (job.global_batch_seqs <= 0) {
+    return InvalidInput("job.global_batch_seqs must be > 0 (got " +
+                        std::to_string(job.global_batch_seqs) +
+                        "); give --global-batch-seqs or --global-batch-tokens");
+  }
+  auto impl = std::make_unique<Impl>();
+  impl->model = model;
+  impl->cluster = cluster;
+  impl->job = job;
+  impl->work = BuildModelWork(model, job.seq_len);
+  impl->model_flops_per_token = ModelFlopsPerToken(model, job.seq_len).value();
+  // Recompute adds forward work per token: every block again (full), or
+  // the attention core (selective); Korthikanti et al. 2022 §5.
+  const ModelWork& w = impl->work;
+  const double n_moe = static_cast<double>(w.MoeLayers(0, w.num_layers));
+  const double n_dense = static_cast<double>(w.num_layers) - n_moe;
+  const double mtp = static_cast<double>(w.mtp_layers);
+  const BlockWork& mtp_block = model.moe ? w.moe : w.dense;
+  impl->recompute_full_flops_per_token = n_dense * w.dense.ForwardFlops() +
+                                         n_moe * w.moe.ForwardFlops() +
+                                         mtp * mtp_block.ForwardFlops();
+  impl->recompute_attn_flops_per_token = n_dense * w.dense.attn_core.flops +
+                                         n_moe * w.moe.attn_core.flops +
+                                         mtp * mtp_block.attn_core.flops;
+  return StepModel(std::move(impl));
+}
+
+QuickEstimate StepModel::EvaluateQuick(const PlanSpec& plan) const {
+  const CoreResult r = RunCore(*impl_, plan);
+  QuickEstimate q;
+  q.step_time = Seconds(r.step);
+  q.mfu = r.mfu;
+  q.memory_total = r.memory.total();
+  q.fits = r.fits;
+  return q;
+}
+
+Result<Estimate> StepModel::Evaluate(const PlanSpec& plan) const {
+  OCCAM_RETURN_IF_ERROR(step_internal::CheckPlan(*impl_, plan));
+  const CoreResult r = RunCore(*impl_, plan);
+  return step_internal::BuildEstimate(*impl_, plan, r);
+}
+
+Result<PipelineConfig> StepModel::PipelineFor(const PlanSpec& plan) const {
+  OCCAM_RETURN_IF_ERROR(step_internal::CheckPlan(*impl_, plan));
+  const step_internal::PlanContext ctx = step_internal::MakeContext(*impl_, plan);
+  const step_internal::PlanSegs segs = step_internal::BuildSegs(*impl_, ctx);
+  PipelineConfig config;
+  config.schedule = plan.pp > 1 ? plan.schedule : Schedule::kNone;
+  config.stages = plan.pp;
+  config.vpp = step_internal::ChunksPerDevice(plan);
+  if (plan.schedule == Schedule::kDualPipe) config.vpp = 1;
+  config.microbatches = impl_->job.global_batch_seqs / (plan.dp * plan.mbs);
+  config.require_all_forward_first = impl_->job.balance == BalanceMethod::kGlobalAuxLoss &&
+                                     impl_->model.moe.has_value() && plan.pp > 1;
+  for (int64_t c = 0; c < segs.chunks; ++c) {
+    const step_internal::Seg s = step_internal::ChunkSeg(segs, impl_->work, c);
+    ChunkCost cost;
+    cost.forward = Seconds(s.cf + s.ExposedF());
+    cost.backward_input = Seconds(s.cb + s.ExposedB());
+    cost.backward_weight = Seconds(s.cw);
+    cost.activation = Bytes(s.act + s.act_extra);
+    cost.forward_comm = Seconds(s.ExposedF());
+    cost.backward_comm = Seconds(s.ExposedB());
+    config.chunks.push_back(cost);
+  }
+  const CoreResult r = RunCore(*impl_, plan);
+  const double boundaries = static_cast<double>(std::max<int64_t>(segs.chunks - 1, 1));
+  config.p2p = Seconds(plan.pp > 1 ? r.p2p.exposed / (2.0 * boundaries) : 0.0);
+  return config;
+}
+
+Result<Estimate> EstimateStep(const ModelSpec& model, const ClusterSpec& cluster,
+                              const JobSpec& job, const PlanSpec& plan) {
+  OCCAM_ASSIGN_OR_RETURN(StepModel sm, StepModel::Create(model, cluster, job));
+  return sm.Evaluate(plan);
+}
+
+}  // namespace occam

@@ -1,0 +1,229 @@
+// Invariants of one layout's estimate, on hand-built models and clusters.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "cost/test_models.h"
+#include "occam/cost.h"
+#include "occam/step.h"
+
+namespace occam {
+namespace {
+
+// An HGX H100 cluster: 8-GPU NVLink nodes over an InfiniBand fat tree.
+ClusterSpec H100Cluster(int64_t chips) {
+  ClusterSpec c;
+  c.name = "h100-test";
+  c.chip.key = "h100";
+  c.chip.peak_bf16 = TFlops(989.4);
+  c.chip.peak_fp8 = TFlops(1978.9);
+  c.chip.hbm = GB(80);
+  c.chip.hbm_bandwidth = GBps(3350);
+  c.num_chips = chips;
+  TierSpec nvlink;
+  nvlink.name = "nvlink";
+  nvlink.kind = TierKind::kSwitch;
+  nvlink.size = std::min<int64_t>(8, chips);
+  nvlink.bandwidth = GBps(450);
+  nvlink.latency = Microseconds(3);
+  TierSpec ib;
+  ib.name = "ib";
+  ib.kind = TierKind::kFatTree;
+  ib.size = std::max<int64_t>(chips, 8);
+  ib.bandwidth = GBps(50);
+  ib.latency = Microseconds(10);
+  c.tiers = {nvlink, ib};
+  if (chips <= 8) c.tiers = {nvlink};
+  return c;
+}
+
+JobSpec Job(int64_t seq, int64_t batch) {
+  JobSpec j;
+  j.seq_len = seq;
+  j.global_batch_seqs = batch;
+  return j;
+}
+
+PlanSpec Plan(const char* text) {
+  auto p = ParsePlan(text);
+  EXPECT_TRUE(p.ok()) << p.status().message();
+  return p.ok() ? *p : PlanSpec{};
+}
+
+struct Case {
+  ModelSpec model;
+  ClusterSpec cluster;
+  JobSpec job;
+  const char* plan;
+};
+
+std::vector<Case> Cases() {
+  return {
+      {testing::Llama8B(), H100Cluster(64), Job(8192, 512), "tp=8,dp=8,zero=1,mbs=1"},
+      {testing::Llama70B(), H100Cluster(256), Job(4096, 1024),
+       "tp=8,pp=4,dp=8,zero=1,mbs=1,schedule=1f1b"},
+      {testing::Llama70B(), H100Cluster(256), Job(4096, 1024),
+       "tp=8,pp=4,vpp=5,dp=8,zero=1,mbs=1,schedule=interleaved,recompute=selective"},
+      {testing::Llama8B(), H100Cluster(64), Job(8192, 512),
+       "tp=2,cp=2,dp=16,zero=3,mbs=1,recompute=full"},
+      {testing::Mixtral8x7B(), H100Cluster(64), Job(4096, 512), "tp=2,ep=8,dp=32,zero=1,mbs=2"},
+      {testing::DeepSeekV3(), H100Cluster(2048), Job(4096, 15360),
+       "tp=1,pp=16,ep=64,dp=128,zero=1,mbs=1,schedule=1f1b"},
+      {testing::DeepSeekV3(), H100Cluster(2048), Job(4096, 15360),
+       "tp=1,pp=16,ep=64,dp=128,zero=1,mbs=1,schedule=dualpipev"},
+  };
+}
+
+TEST(StepModel, Invariants) {
+  for (const Case& c : Cases()) {
+    SCOPED_TRACE(c.plan);
+    auto sm = StepModel::Create(c.model, c.cluster, c.job);
+    ASSERT_TRUE(sm.ok()) << sm.status().message();
+    auto e = sm->Evaluate(Plan(c.plan));
+    ASSERT_TRUE(e.ok()) << e.status().message();
+    const double tokens = static_cast<double>(c.job.global_batch_tokens());
+    EXPECT_NEAR(e->tokens_per_s * e->step_time.value(), tokens, 1e-6 * tokens);
+    EXPECT_GT(e->mfu, 0);
+    EXPECT_LE(e->mfu, 1);
+    EXPECT_GE(e->hfu, e->mfu);
+    const MemoryBreakdown& m = e->memory;
+    for (Bytes b : {m.weights, m.grads, m.optimizer, m.activations, m.other}) {
+      EXPECT_GE(b.value(), 0);
+    }
+    EXPECT_DOUBLE_EQ(m.total().value(),
+                     (m.weights + m.grads + m.optimizer + m.activations + m.other).value());
+    double exposed = 0;
+    for (const TimeItem& i : e->breakdown) {
+      EXPECT_LE(i.exposed.value(), i.total.value() * (1 + 1e-12) + 1e-15) << i.what;
+      exposed += i.exposed.value();
+    }
+    EXPECT_NEAR(exposed, e->step_time.value(), 1e-9 * e->step_time.value());
+    EXPECT_FALSE(e->bottleneck.empty());
+  }
+}
+
+TEST(StepModel, QuickAgreesWithEvaluate) {
+  for (const Case& c : Cases()) {
+    SCOPED_TRACE(c.plan);
+    auto sm = StepModel::Create(c.model, c.cluster, c.job);
+    ASSERT_TRUE(sm.ok());
+    const PlanSpec plan = Plan(c.plan);
+    auto e = sm->Evaluate(plan);
+    ASSERT_TRUE(e.ok());
+    const QuickEstimate q = sm->EvaluateQuick(plan);
+    EXPECT_EQ(q.step_time.value(), e->step_time.value());
+    EXPECT_EQ(q.mfu, e->mfu);
+    EXPECT_EQ(q.memory_total.value(), e->memory.total().value());
+    EXPECT_EQ(q.fits, e->fits);
+  }
+}
+
+TEST(StepModel, MoreBandwidthOrFlopsIsNeverSlower) {
+  for (const Case& c : Cases()) {
+    SCOPED_TRACE(c.plan);
+    const PlanSpec plan = Plan(c.plan);
+    // Sums of the same terms in another order may differ in the last bits.
+    const double base =
+        EstimateStep(c.model, c.cluster, c.job, plan)->step_time.value() * (1 + 1e-12);
+    ClusterSpec faster = c.cluster;
+    faster.chip.peak_bf16 = faster.chip.peak_bf16 * 2;
+    EXPECT_LE(EstimateStep(c.model, faster, c.job, plan)->step_time.value(), base);
+    faster = c.cluster;
+    faster.chip.hbm_bandwidth = faster.chip.hbm_bandwidth * 2;
+    EXPECT_LE(EstimateStep(c.model, faster, c.job, plan)->step_time.value(), base);
+    for (size_t t = 0; t < c.cluster.tiers.size(); ++t) {
+      faster = c.cluster;
+      faster.tiers[t].bandwidth = faster.tiers[t].bandwidth * 2;
+      EXPECT_LE(EstimateStep(c.model, faster, c.job, plan)->step_time.value(), base) << t;
+    }
+  }
+}
+
+TEST(StepModel, RecomputeRaisesHfuNotMfuAndSavesMemory) {
+  const Case c = Cases()[0];
+  PlanSpec none = Plan(c.plan), full = none;
+  full.recompute = Recompute::kFull;
+  auto a = EstimateStep(c.model, c.cluster, c.job, none);
+  auto b = EstimateStep(c.model, c.cluster, c.job, full);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_GT(b->step_time, a->step_time);
+  EXPECT_LT(b->memory.activations, a->memory.activations);
+  // Same model FLOPs; full recompute adds one forward of every block.
+  EXPECT_NEAR(b->mfu * b->step_time.value(), a->mfu * a->step_time.value(), 1e-9);
+  EXPECT_GT(b->hfu / b->mfu, 1.25);
+  EXPECT_LT(b->hfu / b->mfu, 4.0 / 3.0);
+}
+
+TEST(StepModel, SingleChipComputeMatchesRoofline) {
+  // One chip, no parallelism: the step is at least the model FLOPs at the
+  // efficiency plateau, and compute is the bottleneck.
+  ModelSpec m = testing::Llama8B();
+  ClusterSpec cl = H100Cluster(1);
+  cl.chip.hbm = GB(10000);
+  const JobSpec job = Job(4096, 8);
+  auto e = EstimateStep(m, cl, job, Plan("tp=1,dp=1,mbs=1,zero=0"));
+  ASSERT_TRUE(e.ok()) << e.status().message();
+  const double ideal =
+      ModelFlopsPerToken(m, 4096).value() * 8 * 4096 / (989.4e12 * cl.chip.gemm_efficiency);
+  EXPECT_GT(e->step_time.value(), ideal);
+  EXPECT_LT(e->step_time.value(), 1.3 * ideal);
+  EXPECT_NE(e->bottleneck.find("compute"), std::string::npos);
+  EXPECT_TRUE(e->fits);
+}
+
+TEST(StepModel, PipelineBubbleFollowsOneF1B) {
+  // Equal stages (no embedding/head extras are avoided, so compare ratios):
+  // doubling micro-batches halves the bubble's share.
+  const ModelSpec m = testing::Llama70B();
+  const ClusterSpec cl = H100Cluster(64);
+  auto a = EstimateStep(m, cl, Job(4096, 64), Plan("tp=8,pp=8,dp=1,mbs=1,schedule=1f1b"));
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  const double t_mb = (a->step_time - a->bubble).value();  // m * t + tails
+  EXPECT_GT(a->bubble.value(), 0);
+  // (p-1)/m of the pipelined part, within the stage imbalance from embedding/head.
+  EXPECT_NEAR(a->bubble.value() / t_mb, 7.0 / 64, 0.03);
+}
+
+TEST(StepModel, FitsAgainstUsableHbm) {
+  const Case c = Cases()[5];  // DeepSeek-V3 on 2048 GPUs
+  auto e = EstimateStep(c.model, c.cluster, c.job, Plan(c.plan));
+  ASSERT_TRUE(e.ok());
+  EXPECT_DOUBLE_EQ(e->memory_capacity.value(), 80e9 * (1 - c.job.memory_headroom));
+  EXPECT_EQ(e->fits, e->memory.total() <= e->memory_capacity);
+}
+
+TEST(StepModel, BadLayoutsNameThePlanField) {
+  const Case c = Cases()[0];
+  auto sm = StepModel::Create(c.model, c.cluster, c.job);
+  ASSERT_TRUE(sm.ok());
+  auto bad = sm->Evaluate(Plan("tp=8,dp=4"));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), StatusCode::kInvalidInput);
+  EXPECT_NE(bad.status().message().find("plan field"), std::string::npos);
+  auto ep = sm->Evaluate(Plan("tp=8,dp=8,ep=2"));
+  ASSERT_FALSE(ep.ok());
+  EXPECT_NE(ep.status().message().find("'ep'"), std::string::npos);
+  auto stages = sm->Evaluate(Plan("tp=8,pp=2,dp=4,schedule=1f1b,stages=10/10"));
+  ASSERT_FALSE(stages.ok());
+  EXPECT_NE(stages.status().message().find("'stages'"), std::string::npos);
+}
+
+TEST(StepModel, PipelineForHasOneChunkPerModelChunk) {
+  const Case c = Cases()[2];  // interleaved, pp=4, vpp=5
+  auto sm = StepModel::Create(c.model, c.cluster, c.job);
+  ASSERT_TRUE(sm.ok());
+  auto cfg = sm->PipelineFor(Plan(c.plan));
+  ASSERT_TRUE(cfg.ok()) << cfg.status().message();
+  EXPECT_EQ(cfg->chunks.size(), 20u);
+  EXPECT_EQ(cfg->stages, 4);
+  EXPECT_EQ(cfg->vpp, 5);
+  EXPECT_EQ(cfg->microbatches, 1024 / 8);
+  for (const ChunkCost& k : cfg->chunks) {
+    EXPECT_GT(k.forward.value(), 0);
+    EXPECT_GT(k.backward_input.value(), 0);
+    EXPECT_GT(k.activation.value(), 0);
+  }
+}
+
+}  // namespace
+}  // namespace occam
