@@ -93,10 +93,23 @@ double SumAxisRates(const Span& s, double link) {
   return w;
 }
 
+// The chunk of one ring step: each of the d rotated copies carries S/d, and
+// most of its traffic moves in its last axis phase, in steps of S/(d e_max).
+double StepChunk(const Span& s, double bytes) {
+  double axes = 0, longest = 1;
+  for (int d = 0; d < s.dims; ++d) {
+    const double e = s.extent[static_cast<size_t>(d)];
+    if (e > 1) ++axes;
+    longest = std::max(longest, e);
+  }
+  return bytes / (std::max(axes, 1.0) * longest);
+}
+
 // All-gather or reduce-scatter over the axes at once (d rotated copies keep
-// all links busy): T = max(alpha * hops, (m-1)/m * S / (eta(S) sum_d W_d)).
+// all links busy): T = max(alpha * hops, (m-1)/m * S / (eta(chunk) sum_d W_d)).
 double GatherTime(const TierSpec& t, const Span& s, double m, double bytes) {
-  const double bw = (m - 1) / m * bytes / (Eta(t, bytes / m) * SumAxisRates(s, LinkRate(t)));
+  const double eta = Eta(t, StepChunk(s, bytes));
+  const double bw = (m - 1) / m * bytes / (eta * SumAxisRates(s, LinkRate(t)));
   return std::max(t.latency.value() * Hops(s), bw);
 }
 
@@ -170,7 +183,8 @@ Cost BestTorus(const ClusterSpec& cluster, CollectiveOp op, double bytes, RankGr
     }
     case CollectiveOp::kBroadcast: {
       if (inside) {
-        const double bw = bytes / (Eta(t, bytes / m) * SumAxisRates(span, LinkRate(t)));
+        const double bw =
+            bytes / (Eta(t, StepChunk(span, bytes)) * SumAxisRates(span, LinkRate(t)));
         sum.Add(0, t.latency.value() * Hops(span) + bw);
       }
       if (across) {

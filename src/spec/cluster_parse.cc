@@ -157,6 +157,22 @@ Result<ClusterDoc> ReadClusterDoc(std::string_view text, std::string_view origin
 
 }  // namespace spec
 
+std::string_view TierKindName(TierKind kind) {
+  switch (kind) {
+    case TierKind::kSwitch:
+      return "switch";
+    case TierKind::kMesh:
+      return "mesh";
+    case TierKind::kTorus:
+      return "torus";
+    case TierKind::kFatTree:
+      return "fat_tree";
+    case TierKind::kDcn:
+      return "dcn";
+  }
+  return "?";
+}
+
 Result<ClusterSpec> ParseCluster(std::string_view text, std::string_view origin) {
   OCCAM_ASSIGN_OR_RETURN(spec::ClusterDoc doc, spec::ReadClusterDoc(text, origin));
   if (doc.cluster.name.empty()) doc.cluster.name = std::string(origin);
