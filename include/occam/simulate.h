@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "occam/kinds.h"
@@ -107,39 +108,128 @@ class PipelineCache {
 };
 
 // ------------------------------------------------------------ balancing ---
+//
+// MoE routing balance over training steps (doc/cost-model.md §8). Knows
+// nothing of models: experts, top-k, groups and EP degree are plain numbers.
+// A seeded generator draws token-to-expert affinities (Zipf-like popularity
+// that drifts over steps, a topic vector per sequence, per-token noise),
+// tokens pick their top-k experts (optionally group-limited), and each
+// balancing method updates its state once per step:
+//   aux-free         selection-only bias b_i += u * sign(mean load - load_i)
+//                    (Wang et al. arXiv:2408.15664 Alg. 1; DeepSeek-V3 §2.1.2)
+//   aux-loss         alpha * sum_i f_i P_i with f over each micro-batch
+//   global-aux-loss  the same loss with f over the whole global batch
+//   seq-aux          the same loss with f over each sequence (DeepSeek-V3 Eq. 17)
+//   none             no balancing
+// The aux losses act through their gradient on the router logits, modelled as
+// a per-expert logit displacement d that relaxes towards -alpha*dL/dd / kappa
+// (kappa = lm_stiffness, how strongly the language-model loss holds the
+// router at its preferred, imbalanced logits).
+//
+// Speed: only `sample_tokens` tokens per step are routed (a subset of
+// sequences, a subset of tokens in each); the batch load is rebuilt from the
+// sample with the fluctuation rescaled to the real batch's size (between- and
+// within-sequence variance, doc/cost-model.md §8.4). 2000 steps of a
+// 1M-token batch over 256 experts take about a second.
 
 struct BalanceConfig {
   int64_t experts = 256;
   int64_t top_k = 8;
   int64_t groups = 1;       // expert groups (nodes) for group-limited routing
   int64_t topk_groups = 1;  // groups a token may use
-  int64_t ep = 1;           // expert-parallel ranks (experts split evenly)
+  int64_t ep = 1;           // expert-parallel ranks (experts split evenly, contiguous)
   BalanceMethod method = BalanceMethod::kAuxFree;
   double alpha = 0.001;      // aux-loss coefficient
   double bias_rate = 0.001;  // aux-free update speed u
   int64_t steps = 1000;
-  int64_t tokens_per_step = 1 << 20;
+  int64_t tokens_per_step = 1 << 20;  // global batch
   int64_t seq_len = 4096;
-  double zipf_s = 1.0;   // popularity skew of the affinity generator
-  double drift = 0.01;   // per-step drift of popularity
+  int64_t microbatch_seqs = 1;  // sequences per micro-batch (scope of aux-loss's f)
+  // Tokens one EP rank dispatches per micro-batch: an EP layer's all-to-all
+  // group routes ep * tokens_per_rank tokens, and the straggler factor is
+  // measured at that granularity.
+  int64_t tokens_per_rank = 4096;
+  double zipf_s = 1.0;   // popularity skew of the affinity generator (0 = uniform)
+  double drift = 0.01;   // per-step drift of popularity (logits, random walk)
+  double lm_stiffness = 1e-6;  // kappa, nats per token per logit^2 (see §8.3)
+  int64_t sample_tokens = 1024;  // routed tokens per simulated step
   uint64_t seed = 1;
 };
 
 struct BalanceStep {
   int64_t step = 0;
-  double max_vio_batch = 0;
-  double rank_load_max_over_mean = 0;
-  double bias_abs_max = 0;
+  double max_vio_batch = 0;            // (max_i load_i - mean) / mean, this step's batch
+  double rank_load_max_over_mean = 0;  // same batch, per EP rank
+  double straggler = 0;                // rank max/mean of one all-to-all group
+  double bias_abs_max = 0;             // aux-free: max_i |b_i|
+  double displacement_abs_max = 0;     // aux losses: max_i |d_i| (logits)
 };
 
 struct BalanceResult {
-  double max_vio_batch = 0;   // mean over the last 10% of steps
+  double max_vio_batch = 0;        // mean over the last 10% of steps
+  double max_vio_batch_first = 0;  // mean over the first 10% of steps
   double max_vio_global = 0;  // over all tokens of all steps
+  // Over the tokens of the last 10% of steps: the trained router's long-run
+  // balance, comparable to Wang et al. Table 2 (measured on validation data).
+  double max_vio_global_final = 0;
   double rank_load_max_over_mean = 0;  // mean over the last 10% of steps
-  double straggler_factor = 0;         // expected slowdown of an EP layer
+  // lambda: expected max/mean rank load of one EP all-to-all group
+  // (ep * tokens_per_rank tokens), mean over the last 10% of steps. An EP
+  // layer's expert GEMMs and receive volume scale with it.
+  double straggler_factor = 0;
+  double bias_abs_max = 0;  // max over all steps
+  int64_t sample_seqs = 0;  // sequences routed per step
+  int64_t sample_tokens_per_seq = 0;
+  bool exact = false;  // true when every token of the batch was routed
   std::vector<BalanceStep> series;
 };
 
+// InvalidInput (naming the flag) for impossible or too expensive configs.
+Status ValidateBalanceConfig(const BalanceConfig& config);
 Result<BalanceResult> SimulateBalance(const BalanceConfig& config);
+
+// Default EP rank imbalance lambda (max/mean rank load of one all-to-all
+// group) for a job, for the step layer (expert GEMM time and all-to-all
+// receive volume on the most loaded rank are multiplied by lambda).
+//
+// It runs a short SimulateBalance (400 steps, zipf 1, drift 0.01, the
+// method's default alpha: 1e-3 for aux-loss and global-aux-loss, 1e-4 for
+// seq-aux) and returns its straggler_factor. A miss costs ~20-50 ms, so the
+// caller keeps a MoeImbalanceCache for the whole search (no globals here).
+// ep == 1 returns 1 (no all-to-all group to wait for).
+//
+// Memory headroom rule (doc/cost-model.md §8.5): the dispatch receive buffer
+// of a rank holds lambda * k * tokens_per_rank token copies when dropless
+// (DeepSeek-V3 drops no tokens), or C * k * tokens_per_rank with a
+// token-dropping capacity factor C (then the load above C is dropped); see
+// MoeReceiveBufferFactor.
+struct MoeImbalanceQuery {
+  BalanceMethod method = BalanceMethod::kAuxFree;
+  int64_t experts = 0;
+  int64_t top_k = 0;
+  int64_t ep = 1;
+  int64_t tokens_per_rank = 4096;  // per micro-batch
+  int64_t groups = 1;
+  int64_t topk_groups = 1;
+  int64_t seq_len = 4096;
+  bool operator<(const MoeImbalanceQuery& o) const;
+};
+
+class MoeImbalanceCache {
+ public:
+  Result<double> Get(const MoeImbalanceQuery& query);
+  int64_t misses() const { return misses_; }
+
+ private:
+  std::vector<std::pair<MoeImbalanceQuery, double>> entries_;  // sorted by key
+  int64_t misses_ = 0;
+};
+
+Result<double> DefaultMoeImbalance(const MoeImbalanceQuery& query);
+
+// Receive-buffer size of one rank relative to the balanced k * tokens_per_rank
+// token copies: lambda when dropless (capacity_factor == 0), else the
+// capacity factor C (tokens beyond C * mean are dropped).
+double MoeReceiveBufferFactor(double lambda, double capacity_factor);
 
 }  // namespace occam
