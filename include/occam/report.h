@@ -22,6 +22,21 @@ std::string EstimateJson(const Estimate& e, const ModelSpec& model, const Cluste
 
 // ---- occam collective (section owned by the collectives work) ----
 
+// What `occam collective` was asked: one call on one group shape.
+struct CollectiveQuery {
+  CollectiveOp op = CollectiveOp::kAllReduce;
+  Bytes bytes;
+  RankGroup group;
+  CollectiveOptions options;
+  std::string group_text;  // how the user named the group: "0-15", "axes x,y", ...
+};
+// Algorithm, time, algbw/busbw, the limiting tier and where the group sits.
+std::string CollectiveText(const ClusterSpec& cluster, const CollectiveQuery& query,
+                           const CollectiveCost& cost);
+// One JSON object; keys in doc/json-output.md § collective.
+std::string CollectiveJson(const ClusterSpec& cluster, const CollectiveQuery& query,
+                           const CollectiveCost& cost);
+
 // ---- occam simulate (section owned by the pipeline work) ----
 
 // ---- occam balance (section owned by the balance work) ----
