@@ -410,8 +410,8 @@ Status BuildPlan(const PublishedRun& run, RunSetup* s) {
 Result<RunSetup> BuildRunSetup(const PublishedRun& run) {
   RunSetup s;
   OCCAM_ASSIGN_OR_RETURN(s.model, BuildModel(run, &s.filled));
-  OCCAM_ASSIGN_OR_RETURN(s.cluster, BuildCluster(run));
   OCCAM_ASSIGN_OR_RETURN(s.job, BuildJob(run, &s));
+  OCCAM_ASSIGN_OR_RETURN(s.cluster, BuildCluster(run));
   OCCAM_RETURN_IF_ERROR(BuildPlan(run, &s));
   return s;
 }

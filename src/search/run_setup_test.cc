@@ -1,0 +1,123 @@
+// Interpretation of published runs: keyword rules, model shapes, stated and
+// open plan fields.
+#include "search/run_setup.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace occam::validate {
+namespace {
+
+const PublishedRun& BundledRun(const std::string& id) {
+  static const std::vector<PublishedRun> runs = [] {
+    auto r = BundledRuns();
+    return r.ok() ? *r : std::vector<PublishedRun>{};
+  }();
+  for (const PublishedRun& r : runs) {
+    if (r.id == id) return r;
+  }
+  static const PublishedRun none;
+  ADD_FAILURE() << "no bundled run " << id;
+  return none;
+}
+
+bool HasFilled(const std::vector<std::pair<std::string, std::string>>& filled,
+               const std::string& field) {
+  return std::any_of(filled.begin(), filled.end(), [&](const auto& f) { return f.first == field; });
+}
+
+TEST(RunSetup, PrecisionKeywords) {
+  EXPECT_EQ(InterpretPrecision(std::string("FP8 (Transformer Engine)")), Precision::kFp8);
+  EXPECT_EQ(InterpretPrecision(std::string("Float8 + torch.compile")), Precision::kFp8);
+  EXPECT_EQ(InterpretPrecision(std::string("MXFP8")), Precision::kFp8);
+  EXPECT_EQ(InterpretPrecision(std::string("bfloat16 compute")), Precision::kBf16);
+  EXPECT_FALSE(InterpretPrecision(std::nullopt).has_value());
+}
+
+TEST(RunSetup, RecomputeKeywords) {
+  EXPECT_EQ(InterpretRecompute(std::string("none (activations_checkpoint_granularity: null)")),
+            Recompute::kNone);
+  EXPECT_EQ(InterpretRecompute(std::string("selective AC")), Recompute::kSelective);
+  EXPECT_EQ(InterpretRecompute(std::string("remat_policy=minimal")), Recompute::kSelective);
+  EXPECT_EQ(InterpretRecompute(std::string("full (remat_policy=full)")), Recompute::kFull);
+  EXPECT_EQ(InterpretRecompute(std::string("full AC")), Recompute::kFull);
+  EXPECT_FALSE(InterpretRecompute(std::nullopt).has_value());
+}
+
+TEST(RunSetup, ZeroKeywords) {
+  EXPECT_EQ(InterpretZero(std::string("FSDP=0 (DDP / distributed optimizer per recipe)"))->stage,
+            1);
+  EXPECT_EQ(InterpretZero(std::string("distributed_fused_adam (ZeRO-1-like)"))->stage, 1);
+  const auto hsdp = InterpretZero(std::string("FSDP=128 (+ pure DP = 16)"));
+  EXPECT_EQ(hsdp->stage, 3);
+  EXPECT_EQ(hsdp->shard_group, 128);
+  const auto ici = InterpretZero(std::string("FSDP over ICI (16-way), DCN data parallel"));
+  EXPECT_EQ(ici->stage, 3);
+  EXPECT_EQ(ici->shard_group, 16);
+  EXPECT_EQ(InterpretZero(std::string("ZeRO-3 (DeepSpeed)"))->stage, 3);
+  EXPECT_FALSE(InterpretZero(std::nullopt).has_value());
+}
+
+TEST(RunSetup, ScheduleKeywords) {
+  EXPECT_EQ(InterpretSchedule(std::string("no pipeline")), Schedule::kNone);
+  EXPECT_EQ(InterpretSchedule(std::string("interleaved 1F1B (VP=5)")), Schedule::kInterleaved);
+  EXPECT_EQ(InterpretSchedule(std::string("1F1B")), Schedule::k1F1B);
+  EXPECT_FALSE(InterpretSchedule(std::string("1F1B (interleaving not stated for this model)")));
+  EXPECT_FALSE(InterpretSchedule(std::string("not stated for Table 2")));
+}
+
+TEST(RunSetup, GptModelFromArch) {
+  std::vector<std::pair<std::string, std::string>> filled;
+  auto m = BuildModel(BundledRun("narayanan2021_t1_1.7B_32gpu"), &filled);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->num_layers, 24);
+  EXPECT_EQ(m->hidden, 2304);
+  EXPECT_EQ(m->attention.head_dim, 2304 / 24);
+  EXPECT_EQ(m->ffn_hidden, 9216);
+  EXPECT_FALSE(m->gated_mlp);
+  EXPECT_FALSE(m->moe.has_value());
+}
+
+TEST(RunSetup, UnstatedArchFieldsAreFilledAndRecorded) {
+  std::vector<std::pair<std::string, std::string>> filled;
+  auto m = BuildModel(BundledRun("megatron_readme_h100_1.7B_48gpu"), &filled);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->ffn_hidden, 4 * m->hidden);
+  EXPECT_EQ(m->attention.num_kv_heads, m->attention.num_heads);
+  EXPECT_TRUE(HasFilled(filled, "arch.ffn"));
+  EXPECT_TRUE(HasFilled(filled, "arch.kv_heads"));
+}
+
+TEST(RunSetup, MoeModelFromArch) {
+  std::vector<std::pair<std::string, std::string>> filled;
+  auto m = BuildModel(BundledRun("dgxc_grok1_314b_bf16_512gpu"), &filled);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  ASSERT_TRUE(m->moe.has_value());
+  EXPECT_EQ(m->moe->num_experts, 8);
+  EXPECT_EQ(m->moe->top_k, 2);
+  EXPECT_EQ(m->moe->expert_ffn, 32768);
+  EXPECT_TRUE(m->gated_mlp);  // GeGLU
+  EXPECT_TRUE(HasFilled(filled, "arch.vocab"));
+}
+
+TEST(RunSetup, SlicesFromMaxTextRuns) {
+  EXPECT_EQ(InterpretSlices(BundledRun("maxtext_v5e_16b_4x256")), 4);
+  EXPECT_EQ(InterpretSlices(BundledRun("maxtext_v5p_32b_2x_v5p-128")), 2);
+  EXPECT_EQ(InterpretSlices(BundledRun("narayanan2021_t1_1.7B_32gpu")), 1);
+}
+
+TEST(RunSetup, UnknownSeqLenOrBatchIsASkipReason) {
+  auto titan = BuildRunSetup(BundledRun("torchtitan_l31_8b_fsdp_8gpu_bf16"));
+  ASSERT_FALSE(titan.ok());
+  EXPECT_NE(titan.status().message().find("seq_len"), std::string::npos);
+  PublishedRun no_batch = BundledRun("narayanan2021_t1_1.7B_32gpu");
+  no_batch.global_batch_seqs.reset();
+  no_batch.global_batch_tokens.reset();
+  auto r = BuildRunSetup(no_batch);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("global batch"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace occam::validate
