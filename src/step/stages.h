@@ -20,6 +20,7 @@ namespace occam::step_internal {
 // list overrides the rule.
 class LayerSplit {
  public:
+  LayerSplit() = default;
   LayerSplit(const PlanSpec& plan, int64_t chunks, int64_t layers, double embed_units,
              double head_units);
   int64_t chunks() const { return chunks_; }
@@ -27,8 +28,8 @@ class LayerSplit {
   int64_t Count(int64_t c) const;  // layers in chunk c
 
  private:
-  const PlanSpec* plan_;
-  int64_t chunks_, layers_;
+  const PlanSpec* plan_ = nullptr;
+  int64_t chunks_ = 1, layers_ = 0;
   int64_t first_ = 0, last_ = 0, middle_q_ = 0, middle_r_ = 0;
 };
 

@@ -59,7 +59,8 @@ PlanSegs BuildSegs(const StepModel::Impl& impl, const PlanContext& ctx) {
   // Default split: embedding ~1 layer-equivalent on chunk 0; head + loss ~1
   // and each MTP module ~2 (a block + a head pass) on the last chunk.
   const double head_units = 1.0 + 2.0 * static_cast<double>(impl.work.mtp_layers);
-  PlanSegs s{.split = LayerSplit(plan, chunks, impl.work.num_layers, 1.0, head_units)};
+  PlanSegs s;
+  s.split = LayerSplit(plan, chunks, impl.work.num_layers, 1.0, head_units);
   s.chunks = chunks;
   s.dense = BlockSeg(ctx, impl.work.dense, false);
   if (impl.model.moe) s.moe = BlockSeg(ctx, impl.work.moe, true);

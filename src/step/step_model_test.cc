@@ -70,7 +70,7 @@ std::vector<Case> Cases() {
       {testing::DeepSeekV3(), H100Cluster(2048), Job(4096, 15360),
        "tp=1,pp=16,ep=64,dp=128,zero=1,mbs=1,schedule=1f1b"},
       {testing::DeepSeekV3(), H100Cluster(2048), Job(4096, 15360),
-       "tp=1,pp=16,ep=64,dp=128,zero=1,mbs=1,schedule=dualpipev"},
+       "tp=1,pp=16,ep=64,dp=128,zero=1,mbs=1,vpp=2,schedule=dualpipev"},
   };
 }
 
