@@ -15,12 +15,13 @@
 namespace occam {
 
 struct SearchOptions {
-  int64_t top = 10;                   // layouts kept in `top`
-  double simplicity_threshold = 0.03; // simplest layout within this of the best step time
-  std::string fix;                    // plan fields fixed by the user ("ep=64,pp=16")
-  int64_t max_tp = 0;                 // 0 = no limit
+  int64_t top = 10;                    // layouts kept in `top`
+  double simplicity_threshold = 0.03;  // simplest layout within this of the best step time
+  std::string fix;                     // plan fields fixed by the user ("ep=64,pp=16")
+  int64_t max_tp = 0;                  // 0 = no limit
   bool no_pp = false;
-  int threads = 0;                    // 0 = hardware concurrency
+  int threads = 0;             // 0 = hardware concurrency
+  double pp_threshold = 0.03;  // PP is needed iff the best without PP is slower by more
 };
 
 struct LayoutResult {
@@ -33,8 +34,12 @@ struct LayoutResult {
 };
 
 struct SearchResult {
-  int64_t layouts_evaluated = 0;
-  int64_t layouts_feasible = 0;
+  int64_t layouts_candidates = 0;     // enumerated (every field divides)
+  int64_t layouts_pruned_memory = 0;  // skipped: memory lower bound exceeds HBM
+  int64_t layouts_pruned_bound = 0;   // skipped: step-time lower bound cannot beat what is kept
+  int64_t layouts_invalid = 0;        // rejected by ValidatePlan
+  int64_t layouts_evaluated = 0;      // costed (EvaluateQuick)
+  int64_t layouts_feasible = 0;       // costed and fit in memory
   std::optional<LayoutResult> best;
   std::optional<LayoutResult> simplest;
   std::optional<LayoutResult> best_without_pp;
@@ -42,6 +47,7 @@ struct SearchResult {
   bool pp_needed = false;
   std::string pp_verdict;
   std::vector<LayoutResult> top;
+  std::vector<std::string> notes;  // restrictions the search applied, e.g. by job.balance
 };
 
 Result<SearchResult> SearchLayouts(const ModelSpec& model, const ClusterSpec& cluster,

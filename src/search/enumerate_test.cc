@@ -1,0 +1,82 @@
+#include "search/enumerate.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "search/fake_evaluator_test_util.h"
+
+namespace occam::search {
+namespace {
+
+TEST(Enumerate, EveryShapeDividesChipsBatchHeadsAndExperts) {
+  const ModelSpec m = testing::SmallMoe();
+  const ClusterSpec c = testing::SmallCluster(64);
+  const JobSpec j = testing::SmallJob(128);
+  const auto shapes = EnumerateShapes(m, c, j, Constraints{});
+  ASSERT_FALSE(shapes.empty());
+  std::set<Schedule> schedules;
+  for (const Shape& s : shapes) {
+    EXPECT_EQ(s.tp * s.cp * s.pp * s.dp, 64);
+    EXPECT_EQ(j.global_batch_seqs % s.dp, 0);
+    EXPECT_EQ(m.attention.num_heads % s.tp, 0);
+    EXPECT_EQ(m.moe->num_experts % s.ep, 0);
+    EXPECT_EQ(s.dp * s.cp % s.ep, 0);
+    EXPECT_LE(s.pp * s.vpp, m.num_layers);
+    EXPECT_EQ(s.pp == 1, s.schedule == Schedule::kNone);
+    schedules.insert(s.schedule);
+  }
+  EXPECT_EQ(schedules.size(), 8u);  // none + the seven pipeline schedules
+}
+
+TEST(Enumerate, InnerVariantsDivideTheBatchAndRespectFixedFields) {
+  const ClusterSpec c = testing::SmallCluster(64);
+  const JobSpec j = testing::SmallJob(128);
+  Shape s;
+  s.tp = 2;
+  s.pp = 2;
+  s.dp = 16;
+  s.ep = 4;
+  s.schedule = Schedule::k1F1B;
+  std::vector<Inner> inners;
+  EnumerateInner(s, c, j, Constraints{}, inners);
+  std::set<OrderChoice> orders;
+  bool hsdp = false;
+  for (const Inner& in : inners) {
+    EXPECT_EQ(j.global_batch_seqs / s.dp % in.mbs, 0);
+    if (in.hsdp > 0) {
+      hsdp = true;
+      EXPECT_EQ(in.zero, 3);
+      EXPECT_EQ(in.hsdp, 4);  // 8 chips per node / tp 2
+    }
+    orders.insert(in.order);
+  }
+  EXPECT_TRUE(hsdp);
+  EXPECT_EQ(orders.size(), 3u);
+  Constraints fixed;
+  fixed.mbs = 2;
+  fixed.zero = 1;
+  fixed.recompute = Recompute::kSelective;
+  EnumerateInner(s, c, j, fixed, inners);
+  EXPECT_EQ(inners.size(), 3u);  // one per order
+  for (const Inner& in : inners) {
+    EXPECT_EQ(in.mbs, 2);
+    EXPECT_EQ(in.zero, 1);
+    EXPECT_EQ(in.recompute, Recompute::kSelective);
+  }
+}
+
+TEST(Enumerate, ParseConstraintsReadsPlanFields) {
+  SearchOptions o;
+  o.fix = "ep=8, pp=4,schedule=zbv,order=tp/ep/dp/pp";
+  auto c = ParseConstraints(o);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(*c->ep, 8);
+  EXPECT_EQ(*c->pp, 4);
+  EXPECT_EQ(*c->schedule, Schedule::kZbV);
+  EXPECT_EQ(c->order->size(), 4u);
+  EXPECT_FALSE(c->tp.has_value());
+}
+
+}  // namespace
+}  // namespace occam::search

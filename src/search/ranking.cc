@@ -1,0 +1,69 @@
+#include "search/ranking.h"
+
+#include <algorithm>
+
+namespace occam::search {
+
+bool RanksBefore(const Entry& a, const Entry& b) {
+  if (a.quick.step_time != b.quick.step_time) return a.quick.step_time < b.quick.step_time;
+  if (a.complexity != b.complexity) return a.complexity < b.complexity;
+  return FormatPlan(a.plan) < FormatPlan(b.plan);
+}
+
+void Ranking::Offer(const Entry& e) {
+  const bool full = static_cast<int64_t>(top_.size()) >= keep_top_;
+  if (!full || RanksBefore(e, top_.back())) {
+    auto pos = std::upper_bound(top_.begin(), top_.end(), e, RanksBefore);
+    // Equal entries (the same layout offered again by a merge) are kept once.
+    const bool duplicate = pos != top_.begin() && !RanksBefore(*(pos - 1), e);
+    if (!duplicate) top_.insert(pos, e);
+    if (static_cast<int64_t>(top_.size()) > keep_top_) top_.pop_back();
+  }
+  auto& best = best_[PpCategory(e.plan)];
+  if (!best || RanksBefore(e, *best)) best = e;
+  const auto c = static_cast<size_t>(std::max(0, e.complexity));
+  if (fastest_by_complexity_.size() <= c) fastest_by_complexity_.resize(c + 1);
+  auto& slot = fastest_by_complexity_[c];
+  if (!slot || RanksBefore(e, *slot)) slot = e;
+}
+
+void Ranking::Merge(const Ranking& other) {
+  for (const Entry& e : other.top_) Offer(e);
+  for (const auto& b : other.best_) {
+    if (b) Offer(*b);
+  }
+  for (const auto& s : other.fastest_by_complexity_) {
+    if (s) Offer(*s);
+  }
+}
+
+double Ranking::PruneAbove(int cat) const {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  if (top_.empty() || static_cast<int64_t>(top_.size()) < keep_top_ || !best_[cat]) return kInf;
+  const double kth = top_.back().quick.step_time.value();
+  const double near_best = top_.front().quick.step_time.value() * (1.0 + threshold_);
+  const double cat_best = best_[cat]->quick.step_time.value();
+  return std::max({kth, near_best, cat_best});
+}
+
+std::optional<Entry> Ranking::Simplest() const {
+  if (top_.empty()) return std::nullopt;
+  const Seconds limit = top_.front().quick.step_time * (1.0 + threshold_);
+  for (const auto& slot : fastest_by_complexity_) {
+    if (slot && slot->quick.step_time <= limit) return slot;
+  }
+  return top_.front();
+}
+
+void Tally::Merge(const Tally& o) {
+  candidates += o.candidates;
+  pruned_memory += o.pruned_memory;
+  pruned_bound += o.pruned_bound;
+  invalid += o.invalid;
+  evaluated += o.evaluated;
+  feasible += o.feasible;
+  for (int i = 0; i < 2; ++i) min_memory[i] = std::min(min_memory[i], o.min_memory[i]);
+  if (first_invalid.empty()) first_invalid = o.first_invalid;
+}
+
+}  // namespace occam::search

@@ -1,0 +1,72 @@
+// What one unit of search work keeps, and how units merge. Layouts are
+// ranked by a total order: step time, then complexity, then the plan string
+// (FormatPlan), so merging in any order gives the same answer.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "occam/spec.h"
+#include "occam/step.h"
+
+namespace occam::search {
+
+struct Entry {
+  PlanSpec plan;
+  QuickEstimate quick;
+  int complexity = 0;
+};
+
+// True when a ranks before b.
+bool RanksBefore(const Entry& a, const Entry& b);
+
+// Index of the PP category: 0 without pipeline parallelism, 1 with.
+inline int PpCategory(const PlanSpec& p) { return p.pp > 1 ? 1 : 0; }
+
+class Ranking {
+ public:
+  Ranking(int64_t keep_top, double simplicity_threshold)
+      : keep_top_(keep_top < 1 ? 1 : keep_top), threshold_(simplicity_threshold) {}
+
+  void Offer(const Entry& e);
+  void Merge(const Ranking& other);
+  // A layout in category `cat` whose step time exceeds this cannot change
+  // the answer of this ranking: it is not among the kept top, not the best of
+  // its category, and not within the simplicity threshold of the best.
+  double PruneAbove(int cat) const;
+
+  const std::vector<Entry>& top() const { return top_; }
+  const std::optional<Entry>& best(int cat) const { return best_[cat]; }
+  // Lowest complexity among layouts within the threshold of the best (ties:
+  // faster); nullopt when nothing was offered.
+  std::optional<Entry> Simplest() const;
+
+ private:
+  int64_t keep_top_;
+  double threshold_;
+  std::vector<Entry> top_;  // sorted by RanksBefore, at most keep_top_
+  std::optional<Entry> best_[2];
+  std::vector<std::optional<Entry>> fastest_by_complexity_;
+};
+
+// Counts and extremes of one unit of work (summed over units).
+struct Tally {
+  int64_t candidates = 0;
+  int64_t pruned_memory = 0;
+  int64_t pruned_bound = 0;
+  int64_t invalid = 0;
+  int64_t evaluated = 0;
+  int64_t feasible = 0;
+  // Smallest per-chip memory need seen per PP category (a lower bound when
+  // the layout was pruned by memory); +inf when none.
+  double min_memory[2] = {std::numeric_limits<double>::infinity(),
+                          std::numeric_limits<double>::infinity()};
+  std::string first_invalid;  // first ValidatePlan message, for diagnostics
+
+  void Merge(const Tally& other);
+};
+
+}  // namespace occam::search

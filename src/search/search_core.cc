@@ -1,0 +1,232 @@
+// The planner's engine; see search_core.h and doc/search.md.
+#include "search/search_core.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "search/bounds.h"
+#include "search/enumerate.h"
+#include "search/ranking.h"
+#include "search/thread_pool.h"
+#include "search/verdict.h"
+
+namespace occam::search {
+namespace {
+
+// Everything one chunk of shapes needs, shared read-only by all threads.
+struct Context {
+  const ModelSpec& model;
+  const ClusterSpec& cluster;
+  const JobSpec& job;
+  const SearchOptions& options;
+  const Constraints& constraints;
+  const LayoutEvaluator& evaluator;
+  const Bounds& bounds;
+  const Tuning& tuning;
+};
+
+struct ChunkResult {
+  Ranking ranking;
+  Tally tally;
+};
+
+// Evaluates one candidate already written into `plan`.
+void VisitCandidate(const Context& ctx, const PlanSpec& plan, ChunkResult& out) {
+  Tally& t = out.tally;
+  const int cat = PpCategory(plan);
+  ++t.candidates;
+  if (ctx.tuning.prune) {
+    const Bytes mem = ctx.bounds.MemoryLowerBound(plan);
+    if (mem > ctx.bounds.capacity()) {
+      ++t.pruned_memory;
+      t.min_memory[cat] = std::min(t.min_memory[cat], mem.value());
+      return;
+    }
+    if (ctx.bounds.StepTimeLowerBound(plan).value() > out.ranking.PruneAbove(cat)) {
+      ++t.pruned_bound;
+      return;
+    }
+  }
+  const Status valid = ctx.evaluator.Validate(plan);
+  if (!valid.ok()) {
+    ++t.invalid;
+    if (t.first_invalid.empty()) t.first_invalid = FormatPlan(plan) + ": " + valid.message();
+    return;
+  }
+  const QuickEstimate q = ctx.evaluator.Quick(plan);
+  ++t.evaluated;
+  if (!q.fits) {
+    t.min_memory[cat] = std::min(t.min_memory[cat], q.memory_total.value());
+    return;
+  }
+  ++t.feasible;
+  out.ranking.Offer(Entry{plan, q, LayoutComplexity(plan, ctx.cluster)});
+}
+
+void RunChunk(const Context& ctx, const std::vector<Shape>& shapes, int64_t begin, int64_t end,
+              ChunkResult& out) {
+  std::vector<Inner> inners;
+  PlanSpec plan;
+  plan.order.reserve(5);
+  for (int64_t s = begin; s < end; ++s) {
+    const Shape& shape = shapes[static_cast<size_t>(s)];
+    EnumerateInner(shape, ctx.cluster, ctx.job, ctx.constraints, inners);
+    for (const Inner& inner : inners) {
+      ApplyCandidate(shape, inner, ctx.constraints, plan);
+      VisitCandidate(ctx, plan, out);
+    }
+  }
+}
+
+int64_t CountCandidates(const Context& ctx, const std::vector<Shape>& shapes) {
+  int64_t n = 0;
+  std::vector<Inner> inners;
+  for (const Shape& shape : shapes) {
+    EnumerateInner(shape, ctx.cluster, ctx.job, ctx.constraints, inners);
+    n += static_cast<int64_t>(inners.size());
+  }
+  return n;
+}
+
+Status TooLarge(int64_t n, int64_t cap) {
+  return InvalidInput("the search would cover " + std::to_string(n) +
+                      " candidate layouts, more than the cap of " + std::to_string(cap) +
+                      "; narrow it with --fix (e.g. --fix \"tp=8,mbs=1\"), --max-tp or --no-pp");
+}
+
+Status NoCandidates(const Context& ctx) {
+  std::string fix = ctx.options.fix.empty() ? "" : ", --fix \"" + ctx.options.fix + "\"";
+  return InvalidInput(
+      "no layout of " + std::to_string(ctx.cluster.num_chips) + " chips divides the model (" +
+      std::to_string(ctx.model.attention.num_heads) + " heads, " +
+      std::to_string(ctx.model.num_layers) + " layers) and the global batch of " +
+      std::to_string(ctx.job.global_batch_seqs) + " sequences under the constraints" + fix +
+      (ctx.options.max_tp > 0 ? ", --max-tp " + std::to_string(ctx.options.max_tp) : "") +
+      "; hint: use a chip count and global batch with more factors of two, or relax the "
+      "constraints");
+}
+
+Status NothingFits(const Context& ctx, const Tally& t) {
+  if (t.evaluated == 0 && t.pruned_memory == 0) {
+    return Infeasible("no candidate layout passes plan validation; first rejection: " +
+                      t.first_invalid);
+  }
+  const double need = std::min(t.min_memory[0], t.min_memory[1]);
+  return Infeasible("no layout fits in memory: the smallest needs at least " +
+                    std::to_string(static_cast<int64_t>(need / 1e9)) + " GB per chip, " +
+                    std::to_string(static_cast<int64_t>(ctx.bounds.capacity().value() / 1e9)) +
+                    " GB usable; hint: more chips, a smaller --headroom, a shorter --seq-len or "
+                    "fewer --fix constraints");
+}
+
+Result<LayoutResult> Describe(const Context& ctx, const Entry& e, Estimate* keep = nullptr) {
+  auto est = ctx.evaluator.Full(e.plan);
+  if (!est.ok()) {
+    return Internal("layout " + FormatPlan(e.plan) +
+                    " passed validation but its full estimate failed: " + est.status().message());
+  }
+  if (!est->fits) {
+    return Internal("layout " + FormatPlan(e.plan) +
+                    " fits by the quick estimate but not by the full one");
+  }
+  LayoutResult r{e.plan,       est->step_time, est->mfu, est->memory.total(),
+                 e.complexity, est->bottleneck};
+  if (keep != nullptr) *keep = *std::move(est);
+  return r;
+}
+
+std::string ExcludedBy(const Constraints& c, bool pipeline) {
+  if (pipeline) {
+    if (c.no_pp) return "--no-pp";
+    if (c.pp && *c.pp == 1) return "--fix pp=1";
+    if (c.schedule && *c.schedule == Schedule::kNone) return "--fix schedule=none";
+    return "";
+  }
+  if (c.pp && *c.pp > 1) return "--fix pp=" + std::to_string(*c.pp);
+  if (c.schedule && *c.schedule != Schedule::kNone) {
+    return "--fix schedule=" + std::string(ScheduleName(*c.schedule));
+  }
+  return "";
+}
+
+Result<SearchResult> Assemble(const Context& ctx, const Ranking& r, const Tally& t) {
+  SearchResult out;
+  out.layouts_candidates = t.candidates;
+  out.layouts_pruned_memory = t.pruned_memory;
+  out.layouts_pruned_bound = t.pruned_bound;
+  out.layouts_invalid = t.invalid;
+  out.layouts_evaluated = t.evaluated;
+  out.layouts_feasible = t.feasible;
+  if (r.top().empty()) return NothingFits(ctx, t);
+  for (const Entry& e : r.top()) {
+    OCCAM_ASSIGN_OR_RETURN(LayoutResult lr, Describe(ctx, e));
+    out.top.push_back(std::move(lr));
+  }
+  out.best = out.top.front();
+  OCCAM_ASSIGN_OR_RETURN(out.simplest, Describe(ctx, *r.Simplest()));
+  Estimate est[2];
+  for (int cat = 0; cat < 2; ++cat) {
+    if (!r.best(cat)) continue;
+    OCCAM_ASSIGN_OR_RETURN(LayoutResult lr, Describe(ctx, *r.best(cat), &est[cat]));
+    (cat == 0 ? out.best_without_pp : out.best_with_pp) = std::move(lr);
+  }
+  VerdictInput in;
+  in.without_pp = out.best_without_pp ? &est[0] : nullptr;
+  in.with_pp = out.best_with_pp ? &est[1] : nullptr;
+  in.threshold = ctx.options.pp_threshold;
+  in.without_pp_excluded_by = ExcludedBy(ctx.constraints, false);
+  in.with_pp_excluded_by = ExcludedBy(ctx.constraints, true);
+  in.min_memory_without_pp = Bytes(t.min_memory[0]);
+  in.capacity = ctx.bounds.capacity();
+  const Verdict v = PipelineVerdict(in);
+  out.pp_needed = v.pp_needed;
+  out.pp_verdict = v.sentence;
+  if (ctx.job.balance == BalanceMethod::kGlobalAuxLoss) {
+    out.notes.push_back(
+        "balance global-aux-loss: pipeline schedules restricted to gpipe (all forward passes "
+        "before the first backward pass, the global-batch loss needs every micro-batch's routing)");
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<SearchResult> RunSearch(const ModelSpec& model, const ClusterSpec& cluster,
+                               const JobSpec& job, const SearchOptions& options,
+                               const LayoutEvaluator& evaluator, const Tuning& tuning) {
+  if (options.simplicity_threshold < 0 || options.pp_threshold < 0) {
+    return InvalidInput("--simplest-within and --pp-threshold must be >= 0 (e.g. 0.03)");
+  }
+  if (options.top < 1) return InvalidInput("--top must be >= 1");
+  OCCAM_ASSIGN_OR_RETURN(Constraints constraints, ParseConstraints(options));
+  const Bounds bounds(model, cluster, job);
+  const Context ctx{model, cluster, job, options, constraints, evaluator, bounds, tuning};
+  const std::vector<Shape> shapes = EnumerateShapes(model, cluster, job, constraints);
+  const int64_t candidates = CountCandidates(ctx, shapes);
+  if (candidates == 0) return NoCandidates(ctx);
+  if (candidates > tuning.max_candidates) return TooLarge(candidates, tuning.max_candidates);
+
+  const int64_t per = std::max<int64_t>(1, tuning.shapes_per_chunk);
+  const int64_t chunks = (static_cast<int64_t>(shapes.size()) + per - 1) / per;
+  std::vector<ChunkResult> results(
+      static_cast<size_t>(chunks),
+      ChunkResult{Ranking(options.top, options.simplicity_threshold), Tally{}});
+  // Never more threads than chunks; 0 = one per hardware thread.
+  const int threads =
+      options.threads > 0 && options.threads > chunks ? static_cast<int>(chunks) : options.threads;
+  ThreadPool pool(threads);
+  pool.ParallelFor(chunks, [&](int64_t i) {
+    const int64_t end = std::min<int64_t>(static_cast<int64_t>(shapes.size()), (i + 1) * per);
+    RunChunk(ctx, shapes, i * per, end, results[static_cast<size_t>(i)]);
+  });
+  Ranking merged(options.top, options.simplicity_threshold);
+  Tally tally;
+  for (const ChunkResult& c : results) {
+    merged.Merge(c.ranking);
+    tally.Merge(c.tally);
+  }
+  return Assemble(ctx, merged, tally);
+}
+
+}  // namespace occam::search

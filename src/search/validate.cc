@@ -1,0 +1,314 @@
+// Validation against published runs: fill the unstated knobs (the fastest
+// layout occam finds under the stated constraints), predict, convert into the
+// source's metric, summarize. Policies: doc/validation.md.
+#include "occam/validate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "occam/step.h"
+#include "search/metrics.h"
+#include "search/run_setup.h"
+
+namespace occam {
+namespace {
+
+using validate::OpenKnobs;
+using validate::RunSetup;
+
+std::vector<int64_t> PowersOfTwo(int64_t max) {
+  std::vector<int64_t> v;
+  for (int64_t x = 1; x <= max; x *= 2) v.push_back(x);
+  return v;
+}
+
+// Interleaving degrees worth trying for `pp` stages of `layers` layers:
+// every v >= 2 with layers divisible by pp*v (Megatron's requirement).
+std::vector<int64_t> VppChoices(int64_t layers, int64_t pp) {
+  std::vector<int64_t> v;
+  for (int64_t x = 2; x * pp <= layers && v.size() < 12; ++x) {
+    if (layers % (pp * x) == 0) v.push_back(x);
+  }
+  return v;
+}
+
+// (schedule, vpp) pairs for one pp.
+std::vector<std::pair<Schedule, int64_t>> ScheduleChoices(const RunSetup& s, int64_t pp) {
+  if (pp == 1) return {{Schedule::kNone, 1}};
+  const OpenKnobs& o = s.open;
+  std::vector<std::pair<Schedule, int64_t>> out;
+  if (o.schedule) out.emplace_back(Schedule::k1F1B, 1);
+  if (o.schedule || (o.vpp && s.plan.schedule == Schedule::kInterleaved)) {
+    for (int64_t v : VppChoices(s.model.num_layers, pp)) {
+      out.emplace_back(Schedule::kInterleaved, v);
+    }
+    return out;
+  }
+  out.emplace_back(s.plan.schedule, s.plan.vpp);
+  return out;
+}
+
+// Every candidate layout: the stated fields with each open knob varied.
+std::vector<PlanSpec> Candidates(const RunSetup& s, bool search) {
+  const OpenKnobs& o = s.open;
+  const PlanSpec& base = s.plan;
+  const int64_t n = s.cluster.num_chips;
+  const std::vector<int64_t> tps = o.tp ? PowersOfTwo(16) : std::vector<int64_t>{base.tp};
+  const std::vector<int64_t> pps = o.pp ? PowersOfTwo(64) : std::vector<int64_t>{base.pp};
+  const std::vector<Recompute> recomputes =
+      o.recompute
+          ? std::vector<Recompute>{Recompute::kNone, Recompute::kSelective, Recompute::kFull}
+          : std::vector<Recompute>{base.recompute};
+  const std::vector<int> zeros = o.zero ? std::vector<int>{1, 0} : std::vector<int>{base.zero};
+  std::vector<PlanSpec> out;
+  for (int64_t tp : tps) {
+    for (int64_t pp : pps) {
+      if (n % (tp * pp * base.cp) != 0) continue;
+      const int64_t dp = n / (tp * pp * base.cp);
+      const int64_t per_rank = s.job.global_batch_seqs / dp;
+      std::vector<int64_t> mbss = {base.mbs};
+      if (s.per_chip_batch) mbss = {std::max<int64_t>(1, per_rank)};
+      if (o.mbs) mbss = PowersOfTwo(std::max<int64_t>(1, std::min<int64_t>(16, per_rank)));
+      std::vector<int64_t> eps = {base.ep};
+      if (o.ep && s.model.moe) eps = PowersOfTwo(std::min<int64_t>(s.model.moe->num_experts, 64));
+      for (auto [schedule, vpp] : ScheduleChoices(s, pp)) {
+        for (int64_t ep : eps) {
+          for (int64_t mbs : mbss) {
+            for (Recompute r : recomputes) {
+              for (int zero : zeros) {
+                PlanSpec p = base;
+                p.tp = tp;
+                p.pp = pp;
+                p.dp = dp;
+                p.ep = ep;
+                p.schedule = schedule;
+                p.vpp = vpp;
+                p.mbs = mbs;
+                p.recompute = r;
+                p.zero = zero;
+                if (p.hsdp >= dp) p.hsdp = 0;
+                out.push_back(p);
+                if (!search) return out;
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+struct Choice {
+  PlanSpec plan;
+  QuickEstimate quick;
+  int64_t evaluated = 0;
+  bool any_fits = false;
+};
+
+// The fastest valid candidate that fits (or the fastest valid one when none
+// fits); an error when no candidate is valid.
+Result<Choice> ChooseLayout(const StepModel& sm, const RunSetup& s, bool search) {
+  std::optional<Choice> best;
+  Status first_error;
+  int64_t valid = 0;
+  for (const PlanSpec& p : Candidates(s, search)) {
+    Status st = ValidatePlan(s.model, s.cluster, s.job, p);
+    if (!st.ok()) {
+      if (first_error.ok()) first_error = st;
+      continue;
+    }
+    ++valid;
+    const QuickEstimate q = sm.EvaluateQuick(p);
+    if (!std::isfinite(q.step_time.value()) || q.step_time.value() <= 0) continue;
+    const bool better = !best || (q.fits && !best->quick.fits) ||
+                        (q.fits == best->quick.fits && q.step_time < best->quick.step_time);
+    if (better) best = Choice{p, q, 0, false};
+  }
+  if (!best) {
+    if (!first_error.ok()) return first_error;
+    return Infeasible("no layout could be evaluated");
+  }
+  best->evaluated = valid;
+  best->any_fits = best->quick.fits;
+  return *best;
+}
+
+std::string FamilyOf(std::string_view chip_key) {
+  const std::string k(chip_key);
+  for (const char* prefix : {"a100", "h100", "h800", "h200"}) {
+    if (k.rfind(prefix, 0) == 0) return prefix;
+  }
+  return k;
+}
+
+// Records how each open knob was filled.
+void NoteFilled(const RunSetup& s, const Choice& c, RunValidation* out) {
+  const std::string how = " (fastest of " + std::to_string(c.evaluated) +
+                          " valid layouts occam evaluated" +
+                          (c.any_fits ? "" : "; none fits occam's memory model") + ")";
+  const OpenKnobs& o = s.open;
+  const PlanSpec& p = c.plan;
+  if (o.tp) out->filled.emplace_back("parallel.tp", std::to_string(p.tp) + how);
+  if (o.pp) out->filled.emplace_back("parallel.pp", std::to_string(p.pp) + how);
+  if (o.ep) out->filled.emplace_back("parallel.ep", std::to_string(p.ep) + how);
+  if (o.schedule && p.pp > 1) {
+    out->filled.emplace_back("parallel.schedule", std::string(ScheduleName(p.schedule)) + how);
+  }
+  if (o.vpp && p.pp > 1) out->filled.emplace_back("parallel.vpp", std::to_string(p.vpp) + how);
+  if (o.mbs) out->filled.emplace_back("micro_batch", std::to_string(p.mbs) + how);
+  if (s.per_chip_batch && !o.mbs) {
+    out->filled.emplace_back(
+        "micro_batch",
+        std::to_string(p.mbs) + " per data-parallel rank (the source counts per chip)");
+  }
+  if (o.recompute) {
+    out->filled.emplace_back("parallel.recompute", std::string(RecomputeName(p.recompute)) + how);
+  }
+  if (o.zero) out->filled.emplace_back("parallel.zero", std::to_string(p.zero) + how);
+  if (!c.any_fits && !o.tp && !o.pp && !o.mbs && !o.recompute) {
+    out->filled.emplace_back("memory", "the stated layout does not fit occam's memory model");
+  }
+}
+
+RunValidation ValidateOne(const PublishedRun& run, const ValidateOptions& options) {
+  RunValidation out;
+  out.id = run.id;
+  out.kind = run.measured.kind;
+  out.metric = run.measured.metric;
+  out.measured = run.measured.value;
+  out.chip = run.chip_key;
+  out.family = FamilyOf(run.chip_key);
+  out.is_moe = run.arch.moe.has_value();
+  out.is_tpu = run.chip_key.rfind("tpu", 0) == 0;
+  out.held_out = IsHeldOut(run.id);
+  Result<RunSetup> setup = validate::BuildRunSetup(run);
+  if (!setup.ok()) {
+    out.skipped_reason = setup.status().message();
+    return out;
+  }
+  const RunSetup& s = *setup;
+  out.filled = s.filled;
+  Result<StepModel> sm = StepModel::Create(s.model, s.cluster, s.job);
+  if (!sm.ok()) {
+    out.skipped_reason = sm.status().message();
+    return out;
+  }
+  Result<Choice> choice = ChooseLayout(*sm, s, options.search_unstated);
+  if (!choice.ok()) {
+    out.skipped_reason = choice.status().message();
+    return out;
+  }
+  NoteFilled(s, *choice, &out);
+  Result<Estimate> est = sm->Evaluate(choice->plan);
+  if (!est.ok()) {
+    out.skipped_reason = est.status().message();
+    return out;
+  }
+  out.plan = FormatPlan(choice->plan);
+  out.bottleneck = est->bottleneck;
+  const double t = est->step_time.value();
+  out.predicted_step_time_s = t;
+  const validate::FlopsConvention conv =
+      validate::ConventionFor(run, choice->plan.recompute, s.job.precision);
+  const double peak = (conv.fp8_peak ? s.cluster.chip.peak_fp8 : s.cluster.chip.peak_bf16).value();
+  const double tokens = static_cast<double>(s.job.global_batch_tokens());
+  const double fpt = validate::SourceFlopsPerToken(s.model, s.job.seq_len, conv);
+  const double pred =
+      validate::MetricFromStepTime(run.measured.kind, t, tokens, fpt, run.n_chips, peak);
+  if (run.measured.kind != MetricKind::kStepTimeS &&
+      run.measured.kind != MetricKind::kTokensPerSPerChip) {
+    out.filled.emplace_back("flops_convention", conv.description);
+  }
+  out.predicted = pred;
+  out.rel_error = (pred - run.measured.value) / run.measured.value;
+  return out;
+}
+
+double Percentile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  // Nearest rank: the smallest value with at least q of the data at or below it.
+  const size_t rank = static_cast<size_t>(std::ceil(q * static_cast<double>(v.size())));
+  return v[std::clamp<size_t>(rank, 1, v.size()) - 1];
+}
+
+}  // namespace
+
+bool IsHeldOut(std::string_view id) {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a 64-bit offset basis
+  for (char c : id) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 1099511628211ull;
+  }
+  return h % 4 == 0;
+}
+
+ErrorStats SummarizeErrors(std::string group, const std::vector<const RunValidation*>& runs) {
+  ErrorStats st;
+  st.group = std::move(group);
+  std::vector<double> errs;
+  for (const RunValidation* r : runs) {
+    if (!r->rel_error) continue;
+    const double e = std::fabs(*r->rel_error);
+    errs.push_back(e);
+    if (e > st.worst || st.worst_id.empty()) {
+      st.worst = e;
+      st.worst_id = r->id;
+    }
+  }
+  st.runs = static_cast<int64_t>(errs.size());
+  if (errs.empty()) return st;
+  st.median = Percentile(errs, 0.5);
+  st.p90 = Percentile(errs, 0.9);
+  double sum = 0;
+  for (double e : errs) sum += e;
+  st.mean = sum / static_cast<double>(errs.size());
+  return st;
+}
+
+ValidationReport ValidateRuns(const std::vector<PublishedRun>& runs,
+                              const ValidateOptions& options) {
+  ValidationReport rep;
+  rep.runs.reserve(runs.size());
+  for (const PublishedRun& run : runs) rep.runs.push_back(ValidateOne(run, options));
+  std::vector<const RunValidation*> all, fitted, held, korth;
+  std::vector<std::string> families;
+  for (size_t i = 0; i < rep.runs.size(); ++i) {
+    const RunValidation& r = rep.runs[i];
+    if (!r.rel_error) {
+      ++rep.skipped;
+      continue;
+    }
+    all.push_back(&r);
+    (r.held_out ? held : fitted).push_back(&r);
+    if (runs[i].source.rfind("Korthikanti et al. 2022", 0) == 0) korth.push_back(&r);
+    if (std::find(families.begin(), families.end(), r.family) == families.end()) {
+      families.push_back(r.family);
+    }
+  }
+  rep.all = SummarizeErrors("all", all);
+  rep.fitted = SummarizeErrors("fitted", fitted);
+  rep.held_out = SummarizeErrors("held-out", held);
+  if (!korth.empty()) rep.korthikanti = SummarizeErrors("Korthikanti et al. 2022", korth);
+  auto group = [&](const std::string& name, auto pred) {
+    std::vector<const RunValidation*> g;
+    for (const RunValidation* r : all) {
+      if (pred(*r)) g.push_back(r);
+    }
+    if (!g.empty()) rep.families.push_back(SummarizeErrors(name, g));
+  };
+  for (const std::string& f : families) {
+    group("chip " + f, [&](const RunValidation& r) { return r.family == f; });
+  }
+  group("dense", [](const RunValidation& r) { return !r.is_moe; });
+  group("moe", [](const RunValidation& r) { return r.is_moe; });
+  group("gpu", [](const RunValidation& r) { return !r.is_tpu; });
+  group("tpu", [](const RunValidation& r) { return r.is_tpu; });
+  return rep;
+}
+
+}  // namespace occam

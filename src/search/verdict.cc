@@ -1,0 +1,105 @@
+// The PP verdict sentence; see verdict.h and doc/search.md §PP verdict.
+#include "search/verdict.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <utility>
+
+namespace occam::search {
+namespace {
+
+using Key = std::pair<std::string, std::string>;  // (what, axis)
+
+struct Share {
+  double fraction = 0;  // exposed / step time
+  std::string tier;
+};
+
+std::map<Key, Share> Shares(const Estimate& e) {
+  std::map<Key, Share> out;
+  const double step = e.step_time.value();
+  if (step <= 0) return out;
+  for (const TimeItem& item : e.breakdown) {
+    if (item.what == "compute") continue;
+    Share& s = out[{item.what, item.axis}];
+    s.fraction += item.exposed.value() / step;
+    if (s.tier.empty()) s.tier = item.tier;
+  }
+  return out;
+}
+
+std::string Pct(double fraction) { return fmt::format("{:.1f}%", 100.0 * fraction); }
+
+std::string Describe(const Estimate& e) {
+  return fmt::format("{} MFU, step {:.3f} s", Pct(e.mfu), e.step_time.value());
+}
+
+}  // namespace
+
+std::string DominantDifference(const Estimate& a, const Estimate& b) {
+  const auto sa = Shares(a);
+  const auto sb = Shares(b);
+  const std::pair<const Key, Share>* pick = nullptr;
+  double best_diff = 0;
+  for (const auto& kv : sa) {
+    const auto it = sb.find(kv.first);
+    const double other = it == sb.end() ? 0.0 : it->second.fraction;
+    const double diff = kv.second.fraction - other;
+    if (diff > best_diff) {
+      best_diff = diff;
+      pick = &kv;
+    }
+  }
+  if (pick == nullptr) return "";
+  const auto it = sb.find(pick->first);
+  const double other = it == sb.end() ? 0.0 : it->second.fraction;
+  std::string what = "exposed " + pick->first.first;
+  if (!pick->second.tier.empty()) what += " over " + pick->second.tier;
+  return fmt::format("{} ({} of the step, {} in the other layout)", what,
+                     Pct(pick->second.fraction), Pct(other));
+}
+
+Verdict PipelineVerdict(const VerdictInput& in) {
+  Verdict v;
+  if (in.without_pp == nullptr && !in.without_pp_excluded_by.empty()) {
+    v.sentence = "not assessed: " + in.without_pp_excluded_by + " excludes layouts without PP";
+    return v;
+  }
+  if (in.with_pp == nullptr) {
+    v.sentence = in.with_pp_excluded_by.empty()
+                     ? "pipeline parallelism is not needed here: no layout with PP fits or divides"
+                     : "not assessed: " + in.with_pp_excluded_by + " excludes layouts with PP";
+    return v;
+  }
+  const Estimate& pp = *in.with_pp;
+  if (in.without_pp == nullptr) {
+    v.pp_needed = true;
+    v.sentence = fmt::format(
+        "pipeline parallelism is needed here: no layout without PP fits in memory (the smallest "
+        "needs at least {:.1f} GB per chip, {:.1f} GB usable); the best layout with PP reaches {}",
+        in.min_memory_without_pp.value() / 1e9, in.capacity.value() / 1e9, Describe(pp));
+    return v;
+  }
+  const Estimate& flat = *in.without_pp;
+  const double ratio = flat.step_time / pp.step_time;
+  v.pp_needed = ratio > 1.0 + in.threshold;
+  if (v.pp_needed) {
+    const std::string why = DominantDifference(flat, pp);
+    v.sentence = fmt::format(
+        "pipeline parallelism is needed here: the best layout without PP reaches {} vs {} with "
+        "PP ({} slower){}",
+        Describe(flat), Describe(pp), Pct(ratio - 1.0),
+        why.empty() ? "" : "; without PP the step is held back by " + why);
+  } else {
+    const std::string why = DominantDifference(pp, flat);
+    v.sentence = fmt::format(
+        "pipeline parallelism is not needed here: the best layout without PP reaches {}, {} the "
+        "best with PP ({}){}",
+        Describe(flat), ratio <= 1.0 ? "faster than" : "within " + Pct(in.threshold) + " of",
+        Describe(pp), why.empty() ? "" : "; with PP the step pays " + why);
+  }
+  return v;
+}
+
+}  // namespace occam::search

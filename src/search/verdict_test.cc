@@ -1,0 +1,79 @@
+#include "search/verdict.h"
+
+#include <gtest/gtest.h>
+
+namespace occam::search {
+namespace {
+
+Estimate Make(double step, double mfu, double dp_exposed, double bubble) {
+  Estimate e;
+  e.step_time = Seconds(step);
+  e.mfu = mfu;
+  e.breakdown = {{"compute", "", "", Seconds(step * 0.6), Seconds(step * 0.6)},
+                 {"dp reduce-scatter", "dp", "ib", Seconds(dp_exposed), Seconds(dp_exposed)},
+                 {"pipeline bubble", "pp", "", Seconds(bubble), Seconds(bubble)}};
+  return e;
+}
+
+TEST(Verdict, NeededWhenWithoutPpIsSlowerByMoreThanTheThresholdAndNamesTheComm) {
+  const Estimate flat = Make(10.0, 0.30, 2.8, 0.0);
+  const Estimate piped = Make(8.0, 0.375, 0.2, 0.4);
+  VerdictInput in;
+  in.without_pp = &flat;
+  in.with_pp = &piped;
+  const Verdict v = PipelineVerdict(in);
+  EXPECT_TRUE(v.pp_needed);
+  // 2.8 / 10 = 28% of the step in exposed dp traffic vs 0.2 / 8 = 2.5%.
+  EXPECT_NE(v.sentence.find("exposed dp reduce-scatter over ib (28.0% of the step, 2.5%"),
+            std::string::npos)
+      << v.sentence;
+  EXPECT_NE(v.sentence.find("25.0% slower"), std::string::npos) << v.sentence;
+}
+
+TEST(Verdict, NotNeededWithinThresholdNamesWhatPpCosts) {
+  const Estimate flat = Make(10.2, 0.30, 0.1, 0.0);
+  const Estimate piped = Make(10.0, 0.31, 0.1, 1.0);
+  VerdictInput in;
+  in.without_pp = &flat;
+  in.with_pp = &piped;
+  const Verdict v = PipelineVerdict(in);
+  EXPECT_FALSE(v.pp_needed);
+  EXPECT_NE(v.sentence.find("within 3.0%"), std::string::npos) << v.sentence;
+  EXPECT_NE(v.sentence.find("exposed pipeline bubble (10.0% of the step"), std::string::npos)
+      << v.sentence;
+}
+
+TEST(Verdict, ThresholdIsStrict) {
+  const Estimate flat = Make(10.29, 0.30, 0.1, 0.0);
+  const Estimate piped = Make(10.0, 0.31, 0.1, 1.0);
+  VerdictInput in;
+  in.without_pp = &flat;
+  in.with_pp = &piped;
+  EXPECT_FALSE(PipelineVerdict(in).pp_needed);
+  in.threshold = 0.02;
+  EXPECT_TRUE(PipelineVerdict(in).pp_needed);
+}
+
+TEST(Verdict, NeededWhenNothingFitsWithoutPp) {
+  const Estimate piped = Make(8.0, 0.375, 0.2, 0.4);
+  VerdictInput in;
+  in.with_pp = &piped;
+  in.min_memory_without_pp = GB(120);
+  in.capacity = GB(76);
+  const Verdict v = PipelineVerdict(in);
+  EXPECT_TRUE(v.pp_needed);
+  EXPECT_NE(v.sentence.find("120.0 GB"), std::string::npos) << v.sentence;
+}
+
+TEST(Verdict, NotAssessedWhenAConstraintExcludesASide) {
+  const Estimate piped = Make(8.0, 0.375, 0.2, 0.4);
+  VerdictInput in;
+  in.with_pp = &piped;
+  in.without_pp_excluded_by = "--fix pp=16";
+  const Verdict v = PipelineVerdict(in);
+  EXPECT_FALSE(v.pp_needed);
+  EXPECT_NE(v.sentence.find("not assessed"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace occam::search
