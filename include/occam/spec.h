@@ -38,7 +38,7 @@ struct AttentionSpec {
   AttentionKind kind = AttentionKind::kGqa;
   int64_t num_heads = 0;
   int64_t num_kv_heads = 0;  // == num_heads for MHA, 1 for MQA
-  int64_t head_dim = 0;      // q/k/v head dim for kGqa
+  int64_t head_dim = 0;      // q/k/v head dim for kGqa; q/k (nope + rope) head dim for kMla
   MlaDims mla;               // only for kMla
   bool qkv_bias = false;
   bool out_bias = false;
@@ -107,6 +107,8 @@ enum class TierKind {
   kFatTree,  // scale-out InfiniBand / RoCE / EFA, rail optimized
   kDcn,      // data-center network between TPU slices
 };
+// The cluster-file spelling: "switch", "mesh", "torus", "fat_tree", "dcn".
+std::string_view TierKindName(TierKind kind);
 
 // One level of the network, innermost first. A tier-i "unit" holds `size`
 // chips (cumulative: node = 8, pod = 1024, ...); bandwidth is per chip, one
@@ -173,13 +175,13 @@ struct PlanSpec {
   int64_t vpp = 1;  // virtual stages per pipeline rank (interleaved, zbv, dualpipev: 2)
   int64_t dp = 1;
   int64_t ep = 1;
-  int64_t etp = 1;      // tensor parallel inside each expert (Megatron expert-tp)
-  int zero = 1;         // 0: replicated, 1: optimizer, 2: +grads, 3: +weights (FSDP)
-  int64_t hsdp = 0;     // >0: shard weights/optimizer over this many dp ranks, replicate across
-  int64_t mbs = 1;      // micro-batch size in sequences
+  int64_t etp = 1;   // tensor parallel inside each expert (Megatron expert-tp)
+  int zero = 1;      // 0: replicated, 1: optimizer, 2: +grads, 3: +weights (FSDP)
+  int64_t hsdp = 0;  // >0: shard weights/optimizer over this many dp ranks, replicate across
+  int64_t mbs = 1;   // micro-batch size in sequences
   Recompute recompute = Recompute::kNone;
   Schedule schedule = Schedule::kNone;
-  bool sp = true;       // sequence parallel alongside tp
+  bool sp = true;  // sequence parallel alongside tp
   // Axis placement onto the tiers, innermost first. Empty = default rule
   // (tp, ep/cp, dp, pp: see doc/cost-model.md).
   std::vector<Axis> order;
@@ -212,6 +214,8 @@ std::vector<std::string> CatalogClusterNames();
 // Builds a cluster from a template ("h100", "gb200", "tpu-v5p", ...) sized to
 // `chips` (TPU slices get a torus shape; GPU clusters get nodes/racks + fabric).
 Result<ClusterSpec> CatalogCluster(std::string_view name, int64_t chips);
+// The template as written in data/clusters/<name>.yaml (its example size).
+Result<ClusterSpec> CatalogClusterTemplate(std::string_view name);
 
 // Checks a plan against a model, cluster and job (divisibility, sizes).
 // Messages name the plan field ("plan field 'ep': 256 experts are not

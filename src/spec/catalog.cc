@@ -203,15 +203,28 @@ std::vector<std::string> CatalogClusterNames() {
   return names;
 }
 
-Result<ClusterSpec> CatalogCluster(std::string_view name, int64_t chips) {
+namespace {
+
+Result<spec::ClusterDoc> TemplateDoc(std::string_view name) {
   const std::string path = std::string(kClusterDir) + std::string(name) + ".yaml";
   auto text = Embedded(path);
   if (!text.ok() || name.find('/') != std::string_view::npos) {
     return NotFound("no cluster template '" + std::string(name) + "' (built-in: " +
                     JoinNames(CatalogClusterNames()) + "; or give a cluster file)");
   }
-  OCCAM_ASSIGN_OR_RETURN(spec::ClusterDoc doc, spec::ReadClusterDoc(*text, path));
+  return spec::ReadClusterDoc(*text, path);
+}
+
+}  // namespace
+
+Result<ClusterSpec> CatalogCluster(std::string_view name, int64_t chips) {
+  OCCAM_ASSIGN_OR_RETURN(spec::ClusterDoc doc, TemplateDoc(name));
   return spec::SizeCluster(doc, chips);
+}
+
+Result<ClusterSpec> CatalogClusterTemplate(std::string_view name) {
+  OCCAM_ASSIGN_OR_RETURN(spec::ClusterDoc doc, TemplateDoc(name));
+  return doc.cluster;
 }
 
 }  // namespace occam
