@@ -11,6 +11,7 @@
 #include "occam/simulate.h"
 #include "occam/spec.h"
 #include "occam/step.h"
+#include "occam/validate.h"
 
 namespace occam {
 
@@ -44,6 +45,12 @@ std::string CollectiveJson(const ClusterSpec& cluster, const CollectiveQuery& qu
 // ---- occam plan / sweep (section owned by the search work) ----
 
 // ---- occam validate (section owned by the validation work) ----
+
+// Predicted vs measured per run, skipped runs with reasons, error summary by
+// family; `verbose` adds the values filled in for unstated fields.
+std::string ValidateText(const ValidationReport& report, bool verbose);
+// {"runs": [...], "summary": {...}}; keys in doc/json-output.md § validate.
+std::string ValidateJson(const ValidationReport& report);
 
 // ---- occam list (section owned by the spec work) ----
 

@@ -161,10 +161,25 @@ struct ValidationReport {
   int64_t skipped = 0;
 };
 
+// One calibration value tried instead of the catalog's, for calibration
+// studies (dev/fit_calibration.py): "<family>.gemm_efficiency",
+// "<family>.gemm_half_tokens" or "<family>.<tier>.efficiency", where family
+// is the chip family of the run (RunValidation::family: a100, h100, tpu-v5e,
+// ...) and tier a tier name of its cluster (nvlink, ib, ici, dcn, ...).
+struct CalibrationOverride {
+  std::string family;
+  std::string tier;   // empty for the chip's GEMM parameters
+  std::string param;  // gemm_efficiency, gemm_half_tokens or efficiency
+  double value = 0;
+};
+// Parses "h100.gemm_efficiency=0.72" / "tpu-v5e.dcn.efficiency=0.6".
+Result<CalibrationOverride> ParseCalibrationOverride(std::string_view text);
+
 struct ValidateOptions {
   // Search for unstated knobs (micro-batch, recompute, vpp, ...). Off: take
   // the first candidate of each knob (fast, for tests of the plumbing).
   bool search_unstated = true;
+  std::vector<CalibrationOverride> overrides;
 };
 
 // Deterministic split for calibration: a run is held out of the fit when the

@@ -81,6 +81,23 @@ std::optional<TierSpec> DcnTierOf(std::string_view tmpl, int64_t chips) {
   return std::nullopt;
 }
 
+// Fewer chips than one scale-up domain (64 GPUs of a 72-GPU NVL72 rack): the
+// template's smallest cluster whose first domain holds them, cut to `chips`.
+std::optional<ClusterSpec> PartialDomain(std::string_view tmpl, int64_t chips) {
+  for (int64_t n = chips + 1; n <= 2 * chips; ++n) {
+    auto c = CatalogCluster(tmpl, n);
+    if (!c.ok()) continue;
+    if (c->tiers.empty() || c->tiers.front().size < chips) return std::nullopt;
+    ClusterSpec out = *c;
+    out.tiers.resize(1);
+    out.tiers.front().size = chips;
+    if (!out.tiers.front().torus_dims.empty()) return std::nullopt;  // tori do not cut
+    out.num_chips = chips;
+    return out;
+  }
+  return std::nullopt;
+}
+
 void Fill(std::vector<std::pair<std::string, std::string>>* filled, std::string field,
           std::string how) {
   if (filled != nullptr) filled->emplace_back(std::move(field), std::move(how));
@@ -277,6 +294,9 @@ Result<ClusterSpec> BuildCluster(const PublishedRun& run) {
       built = c;
     }
   }
+  if (!built.ok() && slices == 1) {
+    if (auto partial = PartialDomain(tmpl, run.n_chips)) built = *partial;
+  }
   if (!built.ok()) {
     return Status(built.status().code(), "no cluster for chip_key '" + run.chip_key + "' x " +
                                              std::to_string(run.n_chips) + ": " +
@@ -397,8 +417,10 @@ Status BuildPlan(const PublishedRun& run, RunSetup* s) {
   // Micro-batch.
   if (run.micro_batch) {
     plan.mbs = *run.micro_batch;
-    s->per_chip_batch = s->job.global_batch_seqs == *run.micro_batch * run.n_chips &&
-                        (plan.tp * plan.pp * plan.cp > 1 || s->open.tp || s->open.pp);
+    // MaxText's per_device_batch_size counts sequences per chip even with
+    // tensor parallelism (no pipeline, no gradient accumulation).
+    s->per_chip_batch = s->job.global_batch_seqs == *run.micro_batch * run.n_chips && !s->open.pp &&
+                        plan.pp == 1 && (plan.tp * plan.cp > 1 || s->open.tp);
   } else {
     s->open.mbs = true;
   }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -145,6 +146,18 @@ std::string FamilyOf(std::string_view chip_key) {
   return k;
 }
 
+void ApplyOverrides(const std::vector<CalibrationOverride>& overrides, const std::string& family,
+                    ClusterSpec* cluster) {
+  for (const CalibrationOverride& o : overrides) {
+    if (o.family != family) continue;
+    if (o.param == "gemm_efficiency") cluster->chip.gemm_efficiency = o.value;
+    if (o.param == "gemm_half_tokens") cluster->chip.gemm_half_tokens = o.value;
+    for (TierSpec& t : cluster->tiers) {
+      if (o.param == "efficiency" && t.name == o.tier) t.efficiency = o.value;
+    }
+  }
+}
+
 // Records how each open knob was filled.
 void NoteFilled(const RunSetup& s, const Choice& c, RunValidation* out) {
   const std::string how = " (fastest of " + std::to_string(c.evaluated) +
@@ -190,7 +203,8 @@ RunValidation ValidateOne(const PublishedRun& run, const ValidateOptions& option
     out.skipped_reason = setup.status().message();
     return out;
   }
-  const RunSetup& s = *setup;
+  RunSetup& s = *setup;
+  ApplyOverrides(options.overrides, out.family, &s.cluster);
   out.filled = s.filled;
   Result<StepModel> sm = StepModel::Create(s.model, s.cluster, s.job);
   if (!sm.ok()) {
@@ -237,6 +251,40 @@ double Percentile(std::vector<double> v, double q) {
 }
 
 }  // namespace
+
+Result<CalibrationOverride> ParseCalibrationOverride(std::string_view text) {
+  const std::string t(text);
+  const size_t eq = t.find('=');
+  const std::string hint =
+      " (expected <family>.gemm_efficiency=V, <family>.gemm_half_tokens=V or "
+      "<family>.<tier>.efficiency=V, e.g. h100.gemm_efficiency=0.72)";
+  if (eq == std::string::npos) return InvalidInput("--set '" + t + "': no '='" + hint);
+  const std::string key = t.substr(0, eq);
+  CalibrationOverride o;
+  try {
+    size_t used = 0;
+    o.value = std::stod(t.substr(eq + 1), &used);
+    if (used != t.size() - eq - 1) throw std::invalid_argument("trailing text");
+  } catch (const std::exception&) {
+    return InvalidInput("--set '" + t + "': the value is not a number" + hint);
+  }
+  const size_t dot = key.find('.');
+  const size_t last = key.rfind('.');
+  if (dot == std::string::npos || dot == 0) return InvalidInput("--set '" + t + "'" + hint);
+  o.family = key.substr(0, dot);
+  o.param = key.substr(last + 1);
+  if (dot != last) o.tier = key.substr(dot + 1, last - dot - 1);
+  const bool gemm =
+      o.tier.empty() && (o.param == "gemm_efficiency" || o.param == "gemm_half_tokens");
+  const bool tier = !o.tier.empty() && o.param == "efficiency";
+  if (!gemm && !tier) return InvalidInput("--set '" + t + "': unknown parameter" + hint);
+  const bool fraction = o.param != "gemm_half_tokens";
+  if (!std::isfinite(o.value) || o.value < 0 || (fraction && (o.value <= 0 || o.value > 1))) {
+    return InvalidInput("--set '" + t +
+                        "': out of range (efficiencies in (0, 1], half_tokens >= 0)");
+  }
+  return o;
+}
 
 bool IsHeldOut(std::string_view id) {
   uint64_t h = 1469598103934665603ull;  // FNV-1a 64-bit offset basis

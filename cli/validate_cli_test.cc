@@ -1,0 +1,114 @@
+// occam validate, run as a user runs it: the JSON keys of doc/json-output.md
+// § validate, a user run file, skipped runs with reasons, and bad input
+// (exit status 2). No golden text: the predictions move with the cost model;
+// the accuracy gate is src/search/validate_test.cc.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace {
+
+struct Run {
+  int status = -1;
+  std::string out;
+};
+
+Run Occam(const std::string& args, bool stdout_only = false) {
+  const std::string cmd =
+      std::string(OCCAM_BINARY) + " validate " + args + (stdout_only ? " 2>/dev/null" : " 2>&1");
+  Run r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (p == nullptr) return r;
+  std::array<char, 4096> buf{};
+  size_t n = 0;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  const int rc = pclose(p);
+  r.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  return r;
+}
+
+std::string Data(const std::string& rel) { return std::string(OCCAM_SOURCE_DIR) + "/" + rel; }
+
+TEST(ValidateCli, BundledRunsJsonHasEveryRunAndTheSummary) {
+  const Run r = Occam("--json", true);
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j["runs"].is_array());
+  EXPECT_GT(j["runs"].size(), 100u);
+  for (const auto& run : j["runs"]) {
+    for (const char* key :
+         {"id", "metric", "measured", "predicted", "rel_error", "skipped_reason", "filled"}) {
+      EXPECT_TRUE(run.contains(key)) << key;
+    }
+    EXPECT_NE(run["predicted"].is_null(), run["skipped_reason"].is_null()) << run["id"];
+  }
+  for (const char* key : {"all", "held_out", "fitted", "families", "korthikanti", "skipped"}) {
+    EXPECT_TRUE(j["summary"].contains(key)) << key;
+  }
+  EXPECT_TRUE(j["summary"]["all"].contains("median_abs_error"));
+  EXPECT_TRUE(j["summary"]["all"].contains("p90_abs_error"));
+}
+
+TEST(ValidateCli, UserRunFileWithRelativeErrorAndSkippedReason) {
+  const Run r = Occam("--runs " + Data("testdata/runs/three_runs.json") + " --json", true);
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["runs"].size(), 3u);
+  int skipped = 0;
+  for (const auto& run : j["runs"]) {
+    if (run["predicted"].is_null()) {
+      ++skipped;
+      EXPECT_FALSE(run["skipped_reason"].get<std::string>().empty());
+      continue;
+    }
+    const double m = run["measured"], p = run["predicted"], e = run["rel_error"];
+    EXPECT_NEAR(e, (p - m) / m, 1e-9);
+  }
+  EXPECT_EQ(skipped, 1);  // the torchtitan run states no sequence length
+}
+
+TEST(ValidateCli, TextOutputListsRunsSkippedAndSummary) {
+  const Run r = Occam("--runs " + Data("testdata/runs/three_runs.json") + " --verbose");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("korthikanti2022_175B_selective_sp"), std::string::npos);
+  EXPECT_NE(r.out.find("skipped"), std::string::npos);
+  EXPECT_NE(r.out.find("seq_len is not stated"), std::string::npos);
+  EXPECT_NE(r.out.find("median"), std::string::npos);
+  EXPECT_NE(r.out.find("filled"), std::string::npos);
+}
+
+TEST(ValidateCli, BadRunFileNamesKeyPathAndExitsTwo) {
+  const std::string path = Data("testdata/bad/runs_tp_string.json");
+  const Run r = Occam("--runs " + path);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("[0].parallel.tp must be an integer or null"), std::string::npos) << r.out;
+}
+
+TEST(ValidateCli, MissingFileAndBadOverrideExitTwo) {
+  EXPECT_EQ(Occam("--runs /nonexistent/runs.json").status, 2);
+  const Run r = Occam("--set h100.speed=3");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("--set"), std::string::npos);
+  EXPECT_EQ(Occam("--set h100.gemm_efficiency=2").status, 2);
+}
+
+TEST(ValidateCli, OverrideMovesOnlyItsFamily) {
+  const std::string runs = " --runs " + Data("testdata/runs/three_runs.json") + " --json";
+  const auto base = nlohmann::json::parse(Occam(runs, true).out);
+  const auto slow = nlohmann::json::parse(Occam("--set a100.gemm_efficiency=0.3" + runs, true).out);
+  for (size_t i = 0; i < base["runs"].size(); ++i) {
+    const auto& b = base["runs"][i];
+    const auto& s = slow["runs"][i];
+    if (b["predicted"].is_null()) continue;
+    if (b["family"] == "a100") {
+      EXPECT_GT(s["predicted"].get<double>(), b["predicted"].get<double>());  // step time grows
+    } else {
+      EXPECT_EQ(s["predicted"], b["predicted"]);
+    }
+  }
+}
+
+}  // namespace

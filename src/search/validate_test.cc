@@ -1,0 +1,102 @@
+// The accuracy gate: occam's predictions over the bundled published runs.
+// The thresholds are the achieved values rounded up slightly, so accuracy can
+// only ratchet (lower them when the model improves; never raise them to make
+// a change pass). Results and targets: doc/validation.md.
+#include "occam/validate.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+namespace occam {
+namespace {
+
+// Gate thresholds (fractions): achieved median / p90 / Korthikanti mean,
+// rounded up. See doc/validation.md § "Results".
+constexpr double kMaxMedianError = 0.20;
+constexpr double kMaxP90Error = 0.80;
+constexpr double kMaxKorthikantiMeanError = 0.15;
+constexpr int64_t kMaxSkipped = 12;
+
+const ValidationReport& Report() {
+  static const ValidationReport report = [] {
+    auto runs = BundledRuns();
+    return runs.ok() ? ValidateRuns(*runs) : ValidationReport{};
+  }();
+  return report;
+}
+
+TEST(ValidateGate, EveryRunIsPredictedOrSkippedWithAReason) {
+  const ValidationReport& r = Report();
+  ASSERT_FALSE(r.runs.empty());
+  for (const RunValidation& v : r.runs) {
+    EXPECT_NE(v.predicted.has_value(), !v.skipped_reason.empty()) << v.id;
+    if (v.predicted) {
+      EXPECT_TRUE(std::isfinite(*v.predicted) && *v.predicted > 0) << v.id;
+      EXPECT_FALSE(v.plan.empty()) << v.id;
+    }
+    std::printf("%-46s %-22s %10.4g %10.4g %+7.1f%%  %s%s\n", v.id.c_str(),
+                std::string(MetricKindName(v.kind)).c_str(), v.measured, v.predicted.value_or(0),
+                100 * v.rel_error.value_or(0), v.plan.c_str(),
+                v.skipped_reason.empty() ? "" : ("SKIPPED: " + v.skipped_reason).c_str());
+  }
+}
+
+TEST(ValidateGate, MedianAndP90ErrorWithinThresholds) {
+  const ValidationReport& r = Report();
+  std::printf("all: %lld runs, median %.2f%%, p90 %.2f%%, mean %.2f%%; skipped %lld\n",
+              static_cast<long long>(r.all.runs), 100 * r.all.median, 100 * r.all.p90,
+              100 * r.all.mean, static_cast<long long>(r.skipped));
+  std::printf("held-out: %lld runs, median %.2f%%, p90 %.2f%%\n",
+              static_cast<long long>(r.held_out.runs), 100 * r.held_out.median,
+              100 * r.held_out.p90);
+  for (const ErrorStats& f : r.families) {
+    std::printf("  %-20s %3lld runs median %6.2f%% p90 %6.2f%% worst %s\n", f.group.c_str(),
+                static_cast<long long>(f.runs), 100 * f.median, 100 * f.p90, f.worst_id.c_str());
+  }
+  EXPECT_LE(r.all.median, kMaxMedianError);
+  EXPECT_LE(r.all.p90, kMaxP90Error);
+  EXPECT_LE(r.skipped, kMaxSkipped);
+}
+
+TEST(ValidateGate, KorthikantiMeanStepTimeError) {
+  const ValidationReport& r = Report();
+  ASSERT_TRUE(r.korthikanti.has_value());
+  std::printf("Korthikanti et al. 2022: %lld runs, mean |step-time error| %.2f%%\n",
+              static_cast<long long>(r.korthikanti->runs), 100 * r.korthikanti->mean);
+  EXPECT_EQ(r.korthikanti->runs, 9);
+  EXPECT_LE(r.korthikanti->mean, kMaxKorthikantiMeanError);
+}
+
+TEST(ValidateGate, HeldOutSplitIsDeterministicAndAboutAQuarter) {
+  const ValidationReport& r = Report();
+  int64_t held = 0;
+  for (const RunValidation& v : r.runs) {
+    EXPECT_EQ(v.held_out, IsHeldOut(v.id));
+    held += v.held_out ? 1 : 0;
+  }
+  const double frac = static_cast<double>(held) / static_cast<double>(r.runs.size());
+  EXPECT_GT(frac, 0.1);
+  EXPECT_LT(frac, 0.4);
+}
+
+TEST(ValidateGate, SummaryStatisticsByNearestRank) {
+  std::vector<RunValidation> v(10);
+  std::vector<const RunValidation*> ptrs;
+  for (int i = 0; i < 10; ++i) {
+    v[i].id = "r" + std::to_string(i);
+    v[i].rel_error = (i % 2 == 0 ? 1 : -1) * 0.01 * (i + 1);  // |e| = 1%..10%
+    ptrs.push_back(&v[i]);
+  }
+  const ErrorStats s = SummarizeErrors("t", ptrs);
+  EXPECT_EQ(s.runs, 10);
+  EXPECT_DOUBLE_EQ(s.median, 0.05);  // 5th of 10
+  EXPECT_DOUBLE_EQ(s.p90, 0.09);     // 9th of 10
+  EXPECT_NEAR(s.mean, 0.055, 1e-12);
+  EXPECT_EQ(s.worst_id, "r9");
+}
+
+}  // namespace
+}  // namespace occam
