@@ -1,0 +1,51 @@
+// EstimateCollective allocates nothing (the planner calls it millions of
+// times): count global operator new calls around a batch of calls.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+
+#include "cost/collective_test_clusters.h"
+#include "occam/collective.h"
+
+namespace {
+std::atomic<long> g_allocations{0};
+}  // namespace
+
+void* operator new(std::size_t size) {
+  ++g_allocations;
+  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
+namespace occam {
+namespace {
+
+TEST(CollectiveAllocation, EstimateCollectiveAllocatesNothing) {
+  const ClusterSpec hgx = testing::HgxCluster(4096, 450, 50, 0.82, 7.0, 1024);
+  const ClusterSpec mesh = testing::Mi300xCluster(64);
+  const ClusterSpec torus = testing::TorusCluster({16, 16, 16}, {true, true, true}, 100, 2);
+  CollectiveOptions expert;
+  expert.top_k = 8;
+  expert.max_units_per_token = 4;
+  expert.imbalance = 1.2;
+  const long before = g_allocations.load();
+  double sink = 0;
+  for (CollectiveOp op :
+       {CollectiveOp::kAllReduce, CollectiveOp::kReduceScatter, CollectiveOp::kAllGather,
+        CollectiveOp::kAllToAll, CollectiveOp::kBroadcast, CollectiveOp::kSendRecv}) {
+    for (const ClusterSpec* c : {&hgx, &mesh, &torus}) {
+      for (RankGroup g : {RankGroup{8, 1}, RankGroup{2, 8}, RankGroup{64, 1}, RankGroup{32, 2}}) {
+        sink += EstimateCollective(*c, op, Bytes(1e8), g, expert).time.value();
+      }
+    }
+  }
+  EXPECT_EQ(g_allocations.load(), before);
+  EXPECT_GT(sink, 0);
+}
+
+}  // namespace
+}  // namespace occam
