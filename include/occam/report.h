@@ -42,6 +42,14 @@ std::string CollectiveJson(const ClusterSpec& cluster, const CollectiveQuery& qu
 
 // ---- occam balance (section owned by the balance work) ----
 
+// MaxVio (batch at start and end, global), EP rank load max/mean, the
+// straggler factor and the sampling used, as aligned text.
+std::string BalanceText(const BalanceConfig& config, const BalanceResult& result);
+// One JSON object; keys in doc/json-output.md § balance (series per step).
+std::string BalanceJson(const BalanceConfig& config, const BalanceResult& result);
+// The per-step series as CSV with a header row.
+std::string BalanceCsv(const BalanceResult& result);
+
 // ---- occam plan / sweep (section owned by the search work) ----
 
 // ---- occam validate (section owned by the validation work) ----
