@@ -70,9 +70,13 @@ FlopsConvention ConventionFor(const PublishedRun& run, Recompute recompute, Prec
   // PaLM (6N + 12·L·H·Q·T, Appendix B) and MaxText before PR #1988 count the
   // full s x s score matrix.
   c.causal = Has(def, "causal") && !Has(def, "non-causal") && !Has(def, "noncausal");
+  // Narayanan et al. 2021 Eq. 3 (96·B·s·l·h²·(...)) always counts the
+  // recompute forward, whatever the run did; other hardware counts follow the
+  // run's recompute policy.
+  const bool eq3 = Has(def, "96*b*s*l*h^2") || Has(def, "eq. 3");
   if (basis == "hardware") {
-    if (recompute == Recompute::kFull) c.layer_passes = 4;
-    if (recompute == Recompute::kSelective) c.attention_extra_passes = 1;
+    if (recompute == Recompute::kFull || eq3) c.layer_passes = 4;
+    if (recompute == Recompute::kSelective && !eq3) c.attention_extra_passes = 1;
   }
   c.fp8_peak = precision == Precision::kFp8 && Has(def, "fp8") &&
                (Has(def, "fp8 peak") || Has(def, "against the fp8") || Has(def, "1979"));

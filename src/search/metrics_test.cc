@@ -82,6 +82,12 @@ TEST(Metrics, Fp8PeakOnlyWhereTheSourceSaysSo) {
   EXPECT_FALSE(ConventionFor(RunWith("model", "MFU"), Recompute::kNone, Precision::kFp8).fp8_peak);
 }
 
+TEST(Metrics, Equation3AlwaysCountsTheRecomputeForward) {
+  const PublishedRun run = RunWith("hardware", "same FLOP accounting as Table 1 (Eq. 3)");
+  EXPECT_EQ(ConventionFor(run, Recompute::kNone, Precision::kBf16).layer_passes, 4);
+  EXPECT_EQ(ConventionFor(run, Recompute::kSelective, Precision::kBf16).attention_extra_passes, 0);
+}
+
 TEST(Metrics, ModelBasisIgnoresRecompute) {
   const auto c = ConventionFor(RunWith("model", ""), Recompute::kFull, Precision::kBf16);
   EXPECT_EQ(c.layer_passes, 3);
