@@ -167,7 +167,9 @@ void AddAssumptions(Estimate& e, const StepModel::Impl& impl, const PlanSpec& pl
   if (impl.model.moe) {
     a.push_back(impl.job.moe_imbalance > 0
                     ? fmt::format("MoE rank imbalance lambda = {:.3g} (given)", r.ctx.lambda)
-                    : "MoE rank imbalance lambda = 1 (balanced routing; pass --moe-imbalance)");
+                    : fmt::format("MoE rank imbalance lambda = {:.3g} (balance simulation of "
+                                  "{} routing over ep={})",
+                                  r.ctx.lambda, BalanceMethodName(impl.job.balance), plan.ep));
   }
   if (plan.pp > 1) {
     a.push_back(plan.stage_layers.empty()

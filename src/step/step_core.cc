@@ -31,6 +31,34 @@ RankGroup Merge(RankGroup inner, RankGroup outer) {
 
 }  // namespace
 
+}  // namespace occam::step_internal
+
+namespace occam {
+
+double StepModel::Impl::Lambda(const PlanSpec& plan) const {
+  if (job.moe_imbalance > 0) return job.moe_imbalance;
+  if (!model.moe || plan.ep <= 1) return 1.0;
+  MoeImbalanceQuery q;
+  q.method = job.balance;
+  q.experts = model.moe->num_experts;
+  q.top_k = model.moe->top_k;
+  q.ep = plan.ep;
+  // Tokens one EP rank routes per micro-batch (its sequence-parallel shard).
+  q.tokens_per_rank = std::max<int64_t>(1, plan.mbs * job.seq_len / (plan.cp * plan.tp));
+  q.groups = model.moe->num_groups;
+  q.topk_groups = model.moe->topk_groups;
+  q.seq_len = job.seq_len;
+  const std::lock_guard<std::mutex> lock(lambda_mu);
+  const Result<double> r = lambda_cache.Get(q);
+  // The query is valid for every plan that passed ValidatePlan; a failed
+  // simulation falls back to balanced routing (stated in the assumptions).
+  return r.ok() ? *r : 1.0;
+}
+
+}  // namespace occam
+
+namespace occam::step_internal {
+
 PlanContext MakeContext(const StepModel::Impl& impl, const PlanSpec& plan) {
   PlanContext c;
   c.model = &impl.model;
@@ -43,7 +71,7 @@ PlanContext MakeContext(const StepModel::Impl& impl, const PlanSpec& plan) {
   c.fsdp_dense = plan.hsdp > 0 ? RankGroup{plan.hsdp, c.groups.dp.stride} : c.dense_dp;
   c.fsdp_expert = c.groups.edp;
   c.tokens = static_cast<double>(plan.mbs * impl.job.seq_len) / static_cast<double>(plan.cp);
-  c.lambda = impl.job.moe_imbalance > 0 ? impl.job.moe_imbalance : 1.0;
+  c.lambda = impl.Lambda(plan);
   c.dual = IsDual(plan.schedule) && plan.pp > 1;
   const double probe = c.tokens * static_cast<double>(impl.work.hidden) * kAct;
   c.tier[kAxTp] = Collective(impl.cluster, CollectiveOp::kAllGather, probe, c.groups.tp).tier;

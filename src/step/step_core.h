@@ -3,7 +3,10 @@
 // Sources: doc/cost-model.md §6.
 #pragma once
 
+#include <mutex>
+
 #include "occam/cost.h"
+#include "occam/simulate.h"
 #include "occam/step.h"
 #include "step/layer_cost.h"
 #include "step/stages.h"
@@ -18,6 +21,11 @@ struct StepModel::Impl {
   double model_flops_per_token = 0;
   double recompute_full_flops_per_token = 0;  // extra forward of every block (x1)
   double recompute_attn_flops_per_token = 0;  // extra attention-core forward
+  // Default MoE rank imbalance per (ep, tokens per rank), from the balance
+  // simulation (DefaultMoeImbalance); filled on first use, shared by threads.
+  mutable std::mutex lambda_mu;
+  mutable MoeImbalanceCache lambda_cache;
+  double Lambda(const PlanSpec& plan) const;
 };
 
 namespace step_internal {
