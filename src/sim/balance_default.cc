@@ -11,8 +11,8 @@ namespace {
 // The reduced simulation behind DefaultMoeImbalance: long enough for the
 // aux-free bias (u = 1e-3) to absorb the zipf-1 popularity spread from a
 // cold start, with the fluctuation rebuilt for the job's all-to-all group.
-constexpr int64_t kDefaultSteps = 400;
-constexpr int64_t kDefaultSampleTokens = 512;
+constexpr int64_t kDefaultSteps = 250;
+constexpr int64_t kDefaultSampleTokens = 128;
 constexpr double kDefaultZipf = 1.0;
 constexpr uint64_t kDefaultSeed = 1;
 
