@@ -1,11 +1,170 @@
+// occam simulate: one pipeline schedule played as a timeline.
+//
+// Uniform mode: every stage takes --fwd-ms / --bwd-ms per micro-batch (one
+// stage = one device's share of the layers, L/p); a device with v chunks
+// runs v chunks of 1/v of that each. --wgrad-ms is the weight-gradient part
+// W of --bwd-ms (default half of it, see doc/cost-model.md §7.4).
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
 #include "cli/commands.h"
 #include "cli/common.h"
+#include "occam/report.h"
+#include "occam/simulate.h"
 
 namespace occam::cli {
+namespace {
+
+struct SimulateFlags {
+  std::string schedule;
+  int64_t stages = 0;
+  int64_t vpp = 0;  // 0: the schedule's default
+  int64_t microbatches = 0;
+  double fwd_ms = 0;
+  double bwd_ms = 0;
+  double wgrad_ms = -1;  // < 0: default B/2
+  double fwd_comm_ms = 0;
+  double bwd_comm_ms = 0;
+  double p2p_ms = 0;
+  std::string act;  // activation of one micro-batch through one stage ("2GB")
+  bool global_aux_loss = false;
+  std::string trace;
+  bool json = false;
+};
+
+Status Positive(double x, const std::string& flag) {
+  if (x > 0 && x < 1e12) return Status::Ok();
+  return InvalidInput(fmt::format("{} must be > 0 (got {:g})", flag, x));
+}
+
+Status NonNegative(double x, const std::string& flag) {
+  if (x >= 0 && x < 1e12) return Status::Ok();
+  return InvalidInput(fmt::format("{} must be >= 0 (got {:g})", flag, x));
+}
+
+// Layers of one chunk as a fraction of one stage's (L/p).
+double ChunkFraction(Schedule s, int64_t vpp) {
+  if (s == Schedule::kDualPipe) return 1.0;  // each direction: one full stage
+  return 1.0 / double(vpp);
+}
+
+Result<PipelineConfig> UniformConfig(const SimulateFlags& f, SimulateReportInfo& info) {
+  if (f.schedule.empty()) {
+    return InvalidInput(
+        "--schedule is required (gpipe, afab, 1f1b, interleaved, zb-h1, zbv, "
+        "dualpipe, dualpipev)");
+  }
+  const auto schedule = ParseScheduleName(f.schedule);
+  if (!schedule || *schedule == Schedule::kNone) {
+    return InvalidInput("--schedule: '" + f.schedule +
+                        "' is not one of gpipe, afab, 1f1b, interleaved, zb-h1, zbv, dualpipe, "
+                        "dualpipev");
+  }
+  if (f.stages < 1) return InvalidInput("--stages must be >= 1 (e.g. --stages 16)");
+  if (f.microbatches < 1) return InvalidInput("--microbatches must be >= 1 (e.g. 64)");
+  if (f.vpp < 0) return InvalidInput("--vpp must be >= 1");
+  OCCAM_RETURN_IF_ERROR(Positive(f.fwd_ms, "--fwd-ms"));
+  OCCAM_RETURN_IF_ERROR(Positive(f.bwd_ms, "--bwd-ms"));
+  OCCAM_RETURN_IF_ERROR(NonNegative(f.p2p_ms, "--p2p-ms"));
+  OCCAM_RETURN_IF_ERROR(NonNegative(f.fwd_comm_ms, "--fwd-comm-ms"));
+  OCCAM_RETURN_IF_ERROR(NonNegative(f.bwd_comm_ms, "--bwd-comm-ms"));
+  if (f.fwd_comm_ms > f.fwd_ms) return InvalidInput("--fwd-comm-ms cannot exceed --fwd-ms");
+  if (f.bwd_comm_ms > f.bwd_ms) return InvalidInput("--bwd-comm-ms cannot exceed --bwd-ms");
+  double wgrad = f.wgrad_ms;
+  if (wgrad < 0) {
+    wgrad = f.bwd_ms / 2;
+    info.assumptions.push_back(
+        "weight-gradient part W = --bwd-ms / 2 (Zero Bubble, arXiv:2401.10241: T_B ~ T_W for "
+        "transformers); set --wgrad-ms");
+  } else if (wgrad > f.bwd_ms) {
+    return InvalidInput(fmt::format(
+        "--wgrad-ms ({:g}) cannot exceed --bwd-ms ({:g}): W is a part of the full backward", wgrad,
+        f.bwd_ms));
+  }
+  PipelineConfig c;
+  c.schedule = *schedule;
+  c.stages = f.stages;
+  const bool two = c.schedule == Schedule::kZbV || c.schedule == Schedule::kDualPipeV;
+  c.vpp = f.vpp > 0 ? f.vpp : two ? 2 : c.schedule == Schedule::kInterleaved ? 2 : 1;
+  c.microbatches = f.microbatches;
+  c.require_all_forward_first = f.global_aux_loss;
+  const double k = ChunkFraction(c.schedule, c.vpp);
+  ChunkCost cost;
+  cost.forward = Milliseconds(f.fwd_ms * k);
+  cost.backward_input = Milliseconds((f.bwd_ms - wgrad) * k);
+  cost.backward_weight = Milliseconds(wgrad * k);
+  cost.forward_comm = Milliseconds(f.fwd_comm_ms * k);
+  cost.backward_comm = Milliseconds(f.bwd_comm_ms * k);
+  double stage_bytes = 1;  // unknown: count in units of A
+  if (!f.act.empty()) {
+    OCCAM_ASSIGN_OR_RETURN(stage_bytes, ParseScaled(f.act, "--act"));
+    info.activation_known = true;
+  }
+  cost.activation = Bytes(stage_bytes * k);
+  info.stage_activation = Bytes(stage_bytes);
+  c.chunks = {cost};
+  c.p2p = Milliseconds(f.p2p_ms);
+  info.source = "uniform stages";
+  return c;
+}
+
+Status WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) return InvalidInput("--trace: cannot open '" + path + "' for writing");
+  out << text;
+  out.close();
+  if (!out) return InvalidInput("--trace: writing '" + path + "' failed");
+  return Status::Ok();
+}
+
+int Run(const SimulateFlags& f) {
+  SimulateReportInfo info;
+  auto config = UniformConfig(f, info);
+  if (!config.ok()) return Fail(config.status());
+  config->record_timeline = !f.trace.empty();
+  const auto result = SimulatePipeline(*config);
+  if (!result.ok()) return Fail(result.status());
+  if (!f.trace.empty()) {
+    const Status st = WriteFile(f.trace, PipelineTraceJson(*config, *result));
+    if (!st.ok()) return Fail(st);
+  }
+  const std::string out =
+      f.json ? SimulateJson(*config, *result, info) : SimulateText(*config, *result, info);
+  std::fputs(out.c_str(), stdout);
+  if (!f.trace.empty() && !f.json) std::printf("trace written to %s\n", f.trace.c_str());
+  return 0;
+}
+
+}  // namespace
 
 void RegisterSimulate(CLI::App& app, int* exit_code) {
-  auto* cmd = app.add_subcommand("simulate", "(under construction)");
-  cmd->callback([exit_code] { *exit_code = Fail(Internal("'simulate' is under construction")); });
+  auto* cmd = app.add_subcommand("simulate", "play a pipeline schedule as a timeline");
+  auto f = std::make_shared<SimulateFlags>();
+  cmd->add_option("--schedule", f->schedule,
+                  "gpipe (alias afab), 1f1b, interleaved, zb-h1, zbv, dualpipe, dualpipev");
+  cmd->add_option("--stages", f->stages, "pipeline ranks (devices)");
+  cmd->add_option("--vpp", f->vpp, "chunks per device (interleaved/gpipe; zbv and dualpipev: 2)");
+  cmd->add_option("--microbatches", f->microbatches,
+                  "micro-batches per step (dualpipe: both directions together)");
+  cmd->add_option("--fwd-ms", f->fwd_ms, "forward of one micro-batch through one stage, ms");
+  cmd->add_option("--bwd-ms", f->bwd_ms, "full backward (B + W) of one micro-batch, one stage, ms");
+  cmd->add_option("--wgrad-ms", f->wgrad_ms,
+                  "weight-gradient part W of --bwd-ms, ms (default --bwd-ms / 2)");
+  cmd->add_option("--fwd-comm-ms", f->fwd_comm_ms,
+                  "part of --fwd-ms that is communication DualPipe can overlap (default 0)");
+  cmd->add_option("--bwd-comm-ms", f->bwd_comm_ms,
+                  "part of --bwd-ms that is communication DualPipe can overlap (default 0)");
+  cmd->add_option("--p2p-ms", f->p2p_ms, "send/recv of one activation between stages, ms");
+  cmd->add_option("--act", f->act,
+                  "activations of one micro-batch through one stage (e.g. 2GB, 1.5GiB)");
+  cmd->add_flag("--global-aux-loss", f->global_aux_loss,
+                "MoE global-batch auxiliary loss: backward waits for all forwards");
+  cmd->add_option("--trace", f->trace, "write a Chrome/Perfetto trace (JSON) to this file");
+  cmd->add_flag("--json", f->json, "print one JSON object");
+  cmd->callback([f, exit_code] { *exit_code = Run(*f); });
 }
 
 }  // namespace occam::cli

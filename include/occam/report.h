@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "occam/collective.h"
 #include "occam/search.h"
@@ -39,6 +40,29 @@ std::string CollectiveJson(const ClusterSpec& cluster, const CollectiveQuery& qu
                            const CollectiveCost& cost);
 
 // ---- occam simulate (section owned by the pipeline work) ----
+
+// What `occam simulate` reports besides the result: the inputs in the
+// user's terms and the defaults it applied.
+struct SimulateReportInfo {
+  std::string source;                    // "uniform stages" or "model deepseek-v3, plan ..."
+  bool activation_known = false;         // peak_activation is in real bytes
+  // Activations of one micro-batch through one stage (L/p layers) in the
+  // units of the chunk activations; > 0 adds peaks in these units ("A").
+  Bytes stage_activation;
+  std::vector<std::string> assumptions;  // defaults filled in ("W = B/2 ...")
+};
+
+// Makespan, bubble, per-device busy/idle and peaks as an aligned table.
+std::string SimulateText(const PipelineConfig& config, const PipelineResult& result,
+                         const SimulateReportInfo& info);
+// One JSON object; keys in doc/json-output.md § simulate.
+std::string SimulateJson(const PipelineConfig& config, const PipelineResult& result,
+                         const SimulateReportInfo& info);
+// Chrome/Perfetto trace: {"traceEvents": [...]}, one process (pid) per
+// pipeline device, threads 0 compute, 1 send, 2 recv; "X" events with ts and
+// dur in microseconds; "M" events naming processes and threads.
+// REQUIRES: result.timeline recorded.
+std::string PipelineTraceJson(const PipelineConfig& config, const PipelineResult& result);
 
 // ---- occam balance (section owned by the balance work) ----
 

@@ -18,7 +18,6 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <string>
 #include <vector>
 
@@ -42,7 +41,12 @@ class EventQueue {
   Event Pop();
 
  private:
-  static bool Later(const Event& a, const Event& b);
+  struct Later {
+    bool operator()(const Event& a, const Event& b) const {
+      if (a.time != b.time) return a.time > b.time;
+      return a.seq > b.seq;
+    }
+  };
   std::vector<Event> heap_;
   uint64_t next_seq_ = 0;
 };
@@ -53,6 +57,8 @@ class StreamEngine {
   static constexpr int32_t kNoStream = -1;
 
   int32_t AddStream(Order order);
+  // Optional: room for this many tasks and dependencies.
+  void Reserve(size_t tasks, size_t dependencies);
   // Appends a task; `second` (optional) must be a kReady stream when given,
   // and then `stream` must be kReady too. Returns the task id (0, 1, ...).
   int32_t AddTask(Seconds duration, int32_t stream, int32_t second = kNoStream);
@@ -65,9 +71,9 @@ class StreamEngine {
 
   // The first task that never ran after a failed Run(), or -1.
   int32_t FirstStuckTask() const;
-  int32_t num_tasks() const { return static_cast<int32_t>(duration_.size()); }
-  Seconds start(int32_t task) const { return start_[task]; }
-  Seconds end(int32_t task) const { return end_[task]; }
+  int32_t num_tasks() const { return static_cast<int32_t>(tasks_.size()); }
+  Seconds start(int32_t task) const { return tasks_[task].start; }
+  Seconds end(int32_t task) const { return tasks_[task].end; }
   Seconds makespan() const { return makespan_; }
 
  private:
@@ -76,8 +82,19 @@ class StreamEngine {
     bool busy = false;
     std::vector<int32_t> program;  // kProgram: tasks in order
     size_t next = 0;               // kProgram: index of the next task
-    std::deque<int32_t> ready;     // kReady: ready tasks, oldest first
+    std::vector<int32_t> ready;    // kReady: ready tasks, oldest first (short)
     std::vector<int32_t> waiting;  // kReady: streams whose ready task waits on us
+  };
+
+  struct Task {
+    Seconds duration;
+    Seconds start;
+    Seconds end;
+    int32_t stream = 0;
+    int32_t second = kNoStream;
+    int32_t pending = 0;  // unfinished dependencies
+    bool deps_met = false;
+    bool done = false;
   };
 
   void BuildSuccessors();
@@ -88,17 +105,11 @@ class StreamEngine {
   void Finish(int32_t task, Seconds now);
 
   std::vector<Stream> streams_;
-  std::vector<Seconds> duration_;
-  std::vector<int32_t> stream_;
-  std::vector<int32_t> second_;
-  std::vector<int32_t> pending_;  // unfinished dependencies per task
-  std::vector<Seconds> start_;
-  std::vector<Seconds> end_;
+  std::vector<Task> tasks_;
   std::vector<std::pair<int32_t, int32_t>> edges_;  // (before, after)
   std::vector<int32_t> succ_begin_;                 // CSR over edges_
   std::vector<int32_t> succ_;
-  std::vector<uint8_t> deps_met_;
-  std::vector<uint8_t> done_;
+  std::vector<int32_t> scratch_;  // waiting streams being woken
   EventQueue events_;
   Seconds makespan_;
   int32_t finished_ = 0;

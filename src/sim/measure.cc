@@ -8,10 +8,10 @@
 namespace occam::sim {
 namespace {
 
-// +activation at the start of F, - at the end of the last backward pass.
+// One activation set: acquired when its F starts, released when its last
+// backward pass ends.
 struct MemEvent {
   Seconds time;
-  int acquire = 0;  // 0 = release (sorts first at equal time), 1 = acquire
   int32_t microbatch = 0;
   Bytes bytes;
 };
@@ -22,50 +22,66 @@ struct Peaks {
   Bytes bytes;
 };
 
-Peaks Sweep(std::vector<MemEvent>& ev, std::vector<int32_t>& per_mb) {
-  std::sort(ev.begin(), ev.end(), [](const MemEvent& a, const MemEvent& b) {
-    if (a.time != b.time) return a.time < b.time;
-    return a.acquire < b.acquire;
-  });
+// Compute runs one pass at a time in list order, so both lists are already
+// sorted by time; merging them (releases first at equal times) replaces a sort.
+Peaks Sweep(const std::vector<MemEvent>& acquire, const std::vector<MemEvent>& release,
+            std::vector<int32_t>& per_mb) {
   Peaks peak;
   int64_t mbs = 0, chunks = 0;
   Bytes bytes;
-  for (const MemEvent& e : ev) {
-    if (e.acquire == 1) {
-      if (per_mb[e.microbatch]++ == 0) ++mbs;
-      ++chunks;
-      bytes += e.bytes;
-    } else {
+  size_t a = 0, r = 0;
+  while (a < acquire.size()) {
+    if (r < release.size() && release[r].time <= acquire[a].time) {
+      const MemEvent& e = release[r++];
       if (--per_mb[e.microbatch] == 0) --mbs;
       --chunks;
       bytes -= e.bytes;
+      continue;
     }
+    const MemEvent& e = acquire[a++];
+    if (per_mb[e.microbatch]++ == 0) ++mbs;
+    ++chunks;
+    bytes += e.bytes;
     peak.microbatches = std::max(peak.microbatches, mbs);
     peak.chunks = std::max(peak.chunks, chunks);
     peak.bytes = Max(peak.bytes, bytes);
   }
+  for (; r < release.size(); ++r) --per_mb[release[r].microbatch];
   return peak;
 }
 
 void MemoryPeaks(const PipelineConfig& c, const Program& prog, const PlayedProgram& played,
                  PipelineResult& r) {
   const StreamEngine& e = played.engine;
-  std::vector<std::vector<MemEvent>> ev(prog.devices);
-  const int32_t n = prog.positions;
-  for (int32_t mb = 0; mb < int32_t(prog.lane_of.size()); ++mb) {
-    const Lane& lane = prog.lanes[prog.lane_of[mb]];
-    for (int32_t pos = 0; pos < n; ++pos) {
-      const size_t i = size_t(mb) * n + pos;
-      const int32_t last = played.w_task[i] >= 0 ? played.w_task[i] : played.b_task[i];
-      const Bytes a = (c.chunks.size() == 1 ? c.chunks[0] : c.chunks[lane.chunk[pos]]).activation;
-      auto& dev = ev[lane.device[pos]];
-      dev.push_back(MemEvent{e.start(played.f_task[i]), 1, mb, a});
-      dev.push_back(MemEvent{e.end(last), 0, mb, a});
-    }
-  }
+  auto bytes_of = [&](int32_t mb, int32_t pos) {
+    const int32_t chunk = prog.lanes[prog.lane_of[mb]].chunk[pos];
+    return (c.chunks.size() == 1 ? c.chunks[0] : c.chunks[chunk]).activation;
+  };
   std::vector<int32_t> per_mb(prog.lane_of.size(), 0);
+  std::vector<MemEvent> acquire, release;
   for (int32_t d = 0; d < prog.devices; ++d) {
-    const Peaks p = Sweep(ev[d], per_mb);
+    acquire.clear();
+    release.clear();
+    for (size_t i = 0; i < prog.ops[d].size(); ++i) {
+      const Op& op = prog.ops[d][i];
+      const int32_t t = played.compute[d][i];
+      switch (op.kind) {
+        case OpKind::kForward:
+          acquire.push_back({e.start(t), op.microbatch, bytes_of(op.microbatch, op.pos)});
+          break;
+        case OpKind::kBackward:
+        case OpKind::kWeight:
+          release.push_back({e.end(t), op.microbatch, bytes_of(op.microbatch, op.pos)});
+          break;
+        case OpKind::kBackwardInput:
+          break;  // held until its W
+        case OpKind::kForwardBackward:
+          acquire.push_back({e.start(t), op.microbatch, bytes_of(op.microbatch, op.pos)});
+          release.push_back({e.end(t), op.microbatch2, bytes_of(op.microbatch2, op.pos2)});
+          break;
+      }
+    }
+    const Peaks p = Sweep(acquire, release, per_mb);
     r.peak_inflight_microbatches.push_back(p.microbatches);
     r.peak_inflight_chunks.push_back(p.chunks);
     r.peak_activation.push_back(p.bytes);

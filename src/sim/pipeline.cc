@@ -3,7 +3,8 @@
 // Per device three streams: compute (program order: the schedule's list),
 // send and recv (ready order). A transfer between neighbouring chunks on
 // different devices takes `p2p`, holding the sender's send stream and the
-// receiver's recv stream; chunks on the same device hand over for free.
+// receiver's recv stream; chunks on the same device hand over for free (as
+// does everything when p2p = 0: no transfer is recorded then).
 // Communication is asynchronous: compute never waits for its own sends.
 //
 // Dependencies, for micro-batch j at lane position q (n positions):
@@ -110,7 +111,8 @@ Result<PipelineResult> SimulateProgram(const PipelineConfig& c, const Program& p
         "schedule " + name + " starts a backward pass (" + where +
         ") before every micro-batch has finished its forward pass, but a global-batch "
         "auxiliary loss needs the whole batch's expert loads before any backward; use "
-        "--schedule gpipe (alias afab), or aux-loss-free balancing (--balance aux-free)");
+        "--schedule gpipe (alias afab), or aux-loss-free (bias) balancing, which allows every "
+        "schedule");
   }
   PlayedProgram played;
   OCCAM_RETURN_IF_ERROR(Play(c, prog, played));

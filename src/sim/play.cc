@@ -27,6 +27,7 @@ class Builder {
       s_.recv.push_back(e.AddStream(StreamEngine::Order::kReady));
     }
     const size_t pairs = prog_.lane_of.size() * size_t(n_);
+    e.Reserve(5 * pairs, 7 * pairs);  // <= 3 passes + 2 transfers, 7 edges per pair
     out_.f_task.assign(pairs, -1);
     out_.b_task.assign(pairs, -1);
     out_.w_task.assign(pairs, -1);
@@ -81,7 +82,7 @@ class Builder {
     StreamEngine& e = out_.engine;
     const int32_t src = lane.device[from_pos];
     const int32_t dst = lane.device[backward ? from_pos - 1 : from_pos + 1];
-    if (src == dst) {
+    if (src == dst || c_.p2p.value() == 0) {  // a free hand-over occupies no stream
       e.AddDependency(from_tasks[from], to_tasks[to]);
       return;
     }

@@ -27,18 +27,19 @@ class Checker {
     if (mb < 0 || mb >= int32_t(prog_.lane_of.size()) || pos < 0 || pos >= prog_.positions) {
       return Fail(device, "refers to a micro-batch or chunk outside the pipeline");
     }
-    const std::string what = Part(kind, prog_, mb, pos);
+    // Names are built only on failure: this runs once per pass.
+    auto what = [&] { return Part(kind == 'b' ? 'B' : kind, prog_, mb, pos); };
     if (prog_.lanes[prog_.lane_of[mb]].device[pos] != device) {
-      return Fail(device, "runs " + what + ", which belongs to another device");
+      return Fail(device, "runs " + what() + ", which belongs to another device");
     }
     Seen& s = seen_[size_t(mb) * prog_.positions + pos];
     int64_t& slot = kind == 'F' ? s.f : kind == 'W' ? s.w : s.b;
-    if (slot >= 0) return Fail(device, "runs " + what + " twice");
+    if (slot >= 0) return Fail(device, "runs " + what() + " twice");
     slot = index;
     if (kind == 'b') s.split = true;
-    if (kind != 'F' && s.f < 0) return Fail(device, "runs " + what + " before its forward");
+    if (kind != 'F' && s.f < 0) return Fail(device, "runs " + what() + " before its forward");
     if (kind == 'W' && (s.b < 0 || !s.split)) {
-      return Fail(device, "runs " + what + " without an earlier input-gradient pass");
+      return Fail(device, "runs " + what() + " without an earlier input-gradient pass");
     }
     return Status::Ok();
   }

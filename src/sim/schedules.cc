@@ -193,6 +193,10 @@ Status CheckShape(Schedule s, int64_t p, int64_t v, int64_t m) {
                         " chunk(s) per device; vpp must be " + Str(v_needed) + " (got " + Str(v) +
                         "); use --schedule interleaved or gpipe for other vpp");
   }
+  if (s == Schedule::kInterleaved && v < 2) {
+    return InvalidInput("schedule interleaved needs vpp >= 2 chunks per device (got " + Str(v) +
+                        "); use --schedule 1f1b for one chunk per device");
+  }
   if (s == Schedule::kNone && p != 1) {
     return InvalidInput("schedule none needs pp = 1 (got " + Str(p) + "); pick a schedule");
   }

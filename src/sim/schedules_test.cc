@@ -95,6 +95,7 @@ TEST(Schedules, ShapeRulesAreInputErrors) {
   EXPECT_EQ(CheckShape(Schedule::kZbV, 4, 1, 16).code(), StatusCode::kInvalidInput);
   EXPECT_EQ(CheckShape(Schedule::k1F1B, 4, 2, 16).code(), StatusCode::kInvalidInput);
   EXPECT_EQ(CheckShape(Schedule::k1F1B, 0, 1, 16).code(), StatusCode::kInvalidInput);
+  EXPECT_EQ(CheckShape(Schedule::kInterleaved, 4, 1, 8).code(), StatusCode::kInvalidInput);
   EXPECT_TRUE(CheckShape(Schedule::kInterleaved, 4, 2, 8).ok());
 }
 
