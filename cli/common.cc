@@ -70,7 +70,7 @@ void AddJobFlags(CLI::App& cmd, JobFlags& f) {
   cmd.add_option("--seq-len", f.seq_len, "sequence length in tokens");
   cmd.add_option("--global-batch-seqs", f.global_batch_seqs, "sequences per optimizer step");
   cmd.add_option("--global-batch-tokens", f.global_batch_tokens,
-                 "tokens per optimizer step (e.g. 16M); alternative to --global-batch-seqs");
+                 "tokens per optimizer step (e.g. 16M = 16*2^20); alternative to --global-batch-seqs");
   cmd.add_option("--precision", f.precision, "bf16 or fp8");
   cmd.add_option("--balance", f.balance,
                  "MoE balancing: aux-free, aux-loss, global-aux-loss, seq-aux, none");
@@ -110,6 +110,21 @@ Result<double> ParseScaled(const std::string& text, const std::string& what) {
   return v;
 }
 
+Result<double> ParseTokenCount(const std::string& text, const std::string& what) {
+  std::string t = text;
+  double k = 1;
+  if (!t.empty()) {
+    const char c = t.back();
+    if (c == 'k' || c == 'K') k = 1024.0;
+    if (c == 'M') k = 1024.0 * 1024;
+    if (c == 'G') k = 1024.0 * 1024 * 1024;
+    if (c == 'T') k = 1024.0 * 1024 * 1024 * 1024;
+    if (k != 1) t.pop_back();
+  }
+  OCCAM_ASSIGN_OR_RETURN(double v, ParseScaled(t, what));
+  return v * k;
+}
+
 Result<JobSpec> BuildJob(const JobFlags& f) {
   JobSpec job;
   if (!f.job_file.empty()) {
@@ -123,7 +138,7 @@ Result<JobSpec> BuildJob(const JobFlags& f) {
   }
   if (f.global_batch_seqs != 0) job.global_batch_seqs = f.global_batch_seqs;
   if (!f.global_batch_tokens.empty()) {
-    OCCAM_ASSIGN_OR_RETURN(double tokens, ParseScaled(f.global_batch_tokens,
+    OCCAM_ASSIGN_OR_RETURN(double tokens, ParseTokenCount(f.global_batch_tokens,
                                                       "--global-batch-tokens"));
     if (job.seq_len <= 0) return InvalidInput("--seq-len must be > 0");
     job.global_batch_seqs = static_cast<int64_t>(std::llround(tokens / job.seq_len));

@@ -40,8 +40,15 @@ struct JobFlags {
 void AddJobFlags(CLI::App& cmd, JobFlags& flags);
 Result<JobSpec> BuildJob(const JobFlags& flags);
 
-// Parses "16M", "1.5G", "512MiB", "1GiB", "4096" into a count.
+// Parses "16M", "1.5G", "512MiB", "1GiB", "4096" into a count (k, M, G, T are
+// decimal; KiB, MiB, GiB, TiB binary). For byte sizes and rates.
 Result<double> ParseScaled(const std::string& text, const std::string& what);
+
+// Parses a token count: "16M", "4M", "1.5G", "4194304". Suffixes k, M, G, T are
+// binary (2^10, 2^20, 2^30, 2^40), as LLM batch sizes are counted: "4M tokens"
+// is 1024 sequences of 4096 tokens. Decimal suffixes would not divide the
+// power-of-two sequence lengths batches are built from.
+Result<double> ParseTokenCount(const std::string& text, const std::string& what);
 
 // Prints "occam: error: <message>" to stderr; returns 2 for input errors,
 // 1 for internal ones.
