@@ -53,7 +53,7 @@ Span Decompose(const TierSpec& t, int64_t stride, int64_t count) {
     s.spacing[u] = 1;
     if (left <= 1) continue;
     if (step >= dim) {
-      step = (step + dim - 1) / dim;
+      step = step / dim + (step % dim != 0 ? 1 : 0);
       continue;
     }
     const int64_t e = std::min(left, std::max<int64_t>(dim / step, 1));
@@ -167,8 +167,12 @@ Cost BestTorus(const ClusterSpec& cluster, CollectiveOp op, double bytes, RankGr
       // Inside the slice the group exchanges m/n of the buffer; the rest
       // leaves it over the data-center tiers, both at once.
       const double imbalance = std::max(options.imbalance, 1.0);
-      const double chunk = bytes / layout.n;  // one peer's share
-      Cost worst{inside ? imbalance * AllToAllTime(t, span, bytes * m / layout.n, chunk) : 0.0,
+      // Dimension-ordered exchange: inside the slice a transfer carries the
+      // data for a whole line of the torus (as the all-gather's ring step);
+      // across slices one peer's share.
+      const double inner = bytes * m / layout.n;
+      const double chunk = bytes / layout.n;
+      Cost worst{inside ? imbalance * AllToAllTime(t, span, inner, StepChunk(span, inner)) : 0.0,
                  inside ? 0 : -1};
       for (int i = 1; i <= layout.top; ++i) {
         const TierSpec& ti = cluster.tiers[static_cast<size_t>(i)];
