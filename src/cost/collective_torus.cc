@@ -140,86 +140,112 @@ double PeerHops(const TierSpec& t, int64_t stride) {
   return std::max(hops, 1.0);
 }
 
+// The group as seen by the torus code: its span inside the slice and the
+// part of it across slices.
+struct TorusGroup {
+  const ClusterSpec& cluster;
+  const Layout& layout;
+  Span span;
+  double m;  // members inside one slice
+  bool inside, across;
+};
+
+// All-reduce (phases 2), reduce-scatter or all-gather (1): on the torus
+// inside the slice, hierarchical ring over the data-center tiers across.
+void Reduction(const TorusGroup& g, double bytes, int phases, TierSum* sum) {
+  const TierSpec& t = g.cluster.tiers[0];
+  if (g.inside) sum->Add(0, phases * GatherTime(t, g.span, g.m, bytes));
+  if (g.across) {
+    const Cost c = Ring(g.cluster, Across(g.layout), 1, bytes / g.m, bytes / g.m, phases);
+    sum->Add(c.tier, c.time);
+  }
+}
+
+// Inside the slice the group exchanges m/n of the buffer, dimension-ordered
+// (a transfer carries a whole torus line, as the all-gather's ring step); the
+// rest leaves over the data-center tiers in one peer's shares; both at once.
+void AllToAll(const TorusGroup& g, double bytes, double imbalance, TierSum* sum) {
+  const TierSpec& t = g.cluster.tiers[0];
+  const Layout& l = g.layout;
+  const double inner = bytes * g.m / l.n;
+  Cost worst{g.inside ? imbalance * AllToAllTime(t, g.span, inner, StepChunk(g.span, inner)) : 0,
+             g.inside ? 0 : -1};
+  for (int i = 1; i <= l.top; ++i) {
+    const TierSpec& ti = g.cluster.tiers[static_cast<size_t>(i)];
+    const double leave = bytes * (l.n - l.members[static_cast<size_t>(i - 1)]) / l.n;
+    const double time =
+        ti.latency.value() + imbalance * leave / (TierRate(ti) * Eta(ti, bytes / l.n));
+    if (time > worst.time) worst = Cost{time, i};
+  }
+  sum->Add(std::max(worst.tier, 0), worst.time);
+}
+
+// Pipelined broadcast over the axes' links, then a ring broadcast across.
+void Broadcast(const TorusGroup& g, double bytes, TierSum* sum) {
+  const TierSpec& t = g.cluster.tiers[0];
+  if (g.inside) {
+    const double eta = Eta(t, StepChunk(g.span, bytes));
+    sum->Add(0,
+             t.latency.value() * Hops(g.span) + bytes / (eta * SumAxisRates(g.span, LinkRate(t))));
+  }
+  if (g.across) {
+    const Layout out = Across(g.layout);
+    const Cost c = Ring(g.cluster, out, 1, bytes * out.n / (out.n - 1), bytes, 1);
+    sum->Add(c.tier, c.time);
+  }
+}
+
+// One link and hop-by-hop latency inside the slice; the NIC across.
+void SendRecv(const TorusGroup& g, double bytes, int64_t stride, TierSum* sum) {
+  const TierSpec& t = g.cluster.tiers[0];
+  if (g.inside) {
+    sum->Add(0, t.latency.value() * PeerHops(t, stride) + bytes / (LinkRate(t) * Eta(t, bytes)));
+    return;
+  }
+  const auto u = static_cast<size_t>(std::max(g.layout.top, 0));
+  const TierSpec& ti = g.cluster.tiers[u];
+  sum->Add(static_cast<int>(u), ti.latency.value() + bytes / (TierRate(ti) * Eta(ti, bytes)));
+}
+
+CollectiveAlgorithm NaturalAlgorithm(CollectiveOp op, bool inside, bool across) {
+  if (op == CollectiveOp::kAllToAll || op == CollectiveOp::kSendRecv) {
+    return inside ? CollectiveAlgorithm::kTorus : CollectiveAlgorithm::kDirect;
+  }
+  if (inside && across) return CollectiveAlgorithm::kHierarchical;
+  return inside ? CollectiveAlgorithm::kTorus : CollectiveAlgorithm::kRing;
+}
+
 }  // namespace
 
 Cost BestTorus(const ClusterSpec& cluster, CollectiveOp op, double bytes, RankGroup group,
                const Layout& layout, const CollectiveOptions& options,
                CollectiveAlgorithm* algorithm) {
-  const TierSpec& t = cluster.tiers[0];
   const double m = layout.members[0];
-  const Span span = Decompose(t, group.stride, static_cast<int64_t>(m));
-  const bool inside = m > 1, across = layout.top >= 1;
-  const Layout out = Across(layout);
+  const TorusGroup g{
+      cluster, layout, Decompose(cluster.tiers[0], group.stride, static_cast<int64_t>(m)),
+      m,       m > 1,  layout.top >= 1};
   TierSum sum;
   switch (op) {
     case CollectiveOp::kAllReduce:
+      Reduction(g, bytes, 2, &sum);
+      break;
     case CollectiveOp::kReduceScatter:
-    case CollectiveOp::kAllGather: {
-      const int phases = op == CollectiveOp::kAllReduce ? 2 : 1;
-      if (inside) sum.Add(0, phases * GatherTime(t, span, m, bytes));
-      if (across) {
-        const Cost c = Ring(cluster, out, 1, bytes / m, bytes / m, phases);
-        sum.Add(c.tier, c.time);
-      }
+    case CollectiveOp::kAllGather:
+      Reduction(g, bytes, 1, &sum);
       break;
-    }
-    case CollectiveOp::kAllToAll: {
-      // Inside the slice the group exchanges m/n of the buffer; the rest
-      // leaves it over the data-center tiers, both at once.
-      const double imbalance = std::max(options.imbalance, 1.0);
-      // Dimension-ordered exchange: inside the slice a transfer carries the
-      // data for a whole line of the torus (as the all-gather's ring step);
-      // across slices one peer's share.
-      const double inner = bytes * m / layout.n;
-      const double chunk = bytes / layout.n;
-      Cost worst{inside ? imbalance * AllToAllTime(t, span, inner, StepChunk(span, inner)) : 0.0,
-                 inside ? 0 : -1};
-      for (int i = 1; i <= layout.top; ++i) {
-        const TierSpec& ti = cluster.tiers[static_cast<size_t>(i)];
-        const double leave =
-            bytes * (layout.n - layout.members[static_cast<size_t>(i - 1)]) / layout.n;
-        const double time =
-            ti.latency.value() + imbalance * leave / (TierRate(ti) * Eta(ti, chunk));
-        if (time > worst.time) worst = Cost{time, i};
-      }
-      sum.Add(std::max(worst.tier, 0), worst.time);
+    case CollectiveOp::kAllToAll:
+      AllToAll(g, bytes, std::max(options.imbalance, 1.0), &sum);
       break;
-    }
-    case CollectiveOp::kBroadcast: {
-      if (inside) {
-        const double bw =
-            bytes / (Eta(t, StepChunk(span, bytes)) * SumAxisRates(span, LinkRate(t)));
-        sum.Add(0, t.latency.value() * Hops(span) + bw);
-      }
-      if (across) {
-        const Cost c = Ring(cluster, out, 1, bytes * out.n / (out.n - 1), bytes, 1);
-        sum.Add(c.tier, c.time);
-      }
+    case CollectiveOp::kBroadcast:
+      Broadcast(g, bytes, &sum);
       break;
-    }
-    case CollectiveOp::kSendRecv: {
-      if (inside) {
-        sum.Add(0, t.latency.value() * PeerHops(t, group.stride) +
-                       bytes / (LinkRate(t) * Eta(t, bytes)));
-      } else {
-        const auto u = static_cast<size_t>(std::max(layout.top, 0));
-        const TierSpec& ti = cluster.tiers[u];
-        sum.Add(static_cast<int>(u), ti.latency.value() + bytes / (TierRate(ti) * Eta(ti, bytes)));
-      }
+    case CollectiveOp::kSendRecv:
+      SendRecv(g, bytes, group.stride, &sum);
       break;
-    }
-  }
-  CollectiveAlgorithm natural = CollectiveAlgorithm::kTorus;
-  if (op == CollectiveOp::kAllToAll || op == CollectiveOp::kSendRecv) {
-    natural = inside ? CollectiveAlgorithm::kTorus : CollectiveAlgorithm::kDirect;
-  } else if (inside && across) {
-    natural = CollectiveAlgorithm::kHierarchical;
-  } else if (!inside) {
-    natural = CollectiveAlgorithm::kRing;
   }
   Cost best;
   *algorithm = options.force;
-  Consider(sum.Result(), natural, options.force, &best, algorithm);
+  Consider(sum.Result(), NaturalAlgorithm(op, g.inside, g.across), options.force, &best, algorithm);
   return best;
 }
 
