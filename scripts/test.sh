@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sets up, builds and runs every test: the release build, then the same suite
-# under AddressSanitizer + UndefinedBehaviorSanitizer, then a format check.
+# under AddressSanitizer + UndefinedBehaviorSanitizer, a short fuzz run, then a format check.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh build
@@ -11,6 +11,11 @@ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DOCCAM_SANITIZE=ON -DOCCAM_BU
 cmake --build build-asan -j"$(nproc)"
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-asan --output-on-failure -j"$(nproc)"
+
+# A short fuzz run (about a minute over every libFuzzer target), when clang is installed.
+if command -v clang++ > /dev/null; then
+  scripts/fuzz.sh 60
+fi
 
 if command -v clang-format > /dev/null; then
   files=$(git ls-files '*.h' '*.cc' 2>/dev/null || true)

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets with clang (ASan + UBSan) and fuzzes each one
+# briefly. Usage: scripts/fuzz.sh [seconds-in-total]   (default 60)
+# Longer runs, the corpus layout and what was found: doc/hardening.md.
+# A crash leaves its input in build-fuzz/artifacts/ and fails the script.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+TOTAL="${1:-60}"
+BUILD=build-fuzz
+TARGETS=(fuzz_plan fuzz_model fuzz_cluster fuzz_job fuzz_runs fuzz_estimate fuzz_pipeline)
+
+if ! command -v clang++ > /dev/null; then
+  echo "fuzz.sh: clang++ not found (apt-get install clang libclang-rt-14-dev)" >&2
+  exit 1
+fi
+CC=clang CXX=clang++ cmake -S . -B "$BUILD" -DOCCAM_FUZZ=ON -DOCCAM_BUILD_TESTS=OFF \
+  -DOCCAM_BUILD_BENCH=OFF > /dev/null
+cmake --build "$BUILD" -j"$(nproc)" --target "${TARGETS[@]}"
+
+# Seeds: fuzz/corpus/<name>/ plus the bundled data files for the parsers.
+seeds_for() {
+  case "$1" in
+    model) echo fuzz/corpus/model data/models ;;
+    cluster) echo fuzz/corpus/cluster data/clusters ;;
+    runs) echo fuzz/corpus/runs data/runs ;;
+    *) echo "fuzz/corpus/$1" ;;
+  esac
+}
+
+per=$((TOTAL / ${#TARGETS[@]}))
+((per >= 1)) || per=1
+mkdir -p "$BUILD/artifacts"
+status=0
+for t in "${TARGETS[@]}"; do
+  name="${t#fuzz_}"
+  work="$BUILD/corpus/$name"  # new inputs go here, not into the repository
+  mkdir -p "$work"
+  # shellcheck disable=SC2046
+  if ! ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+      "$BUILD/fuzz/$t" -max_total_time="$per" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+      -print_final_stats=1 -artifact_prefix="$BUILD/artifacts/$name-" \
+      "$work" $(seeds_for "$name") > "$BUILD/$name.log" 2>&1; then
+    echo "fuzz.sh: $t FAILED; see $BUILD/$name.log and $BUILD/artifacts/" >&2
+    status=1
+  fi
+  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$BUILD/$name.log" | grep -o '[0-9]*$' || echo "?")
+  echo "fuzz.sh: $t: $execs executions in ${per}s"
+done
+exit "$status"

@@ -1,0 +1,112 @@
+// Property tests of the planner over random valid inputs (seeded):
+//   - the answer does not depend on the thread count, and repeats exactly;
+//   - every layout the planner recommends (best, simplest, best with and
+//     without PP, the ranked top) fits in memory when estimated on its own,
+//     with the step time the planner reported.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "occam/search.h"
+#include "occam/step.h"
+#include "step/random_specs_test_util.h"
+
+namespace occam {
+namespace {
+
+using testing::PrngSource;
+
+struct PlannerCase {
+  ModelSpec model;
+  ClusterSpec cluster;
+  JobSpec job;
+  std::string what;
+};
+
+// Random models on small catalog clusters (8 to 64 chips) so that a full
+// search stays quick; the job batch is a multiple of every power-of-two dp.
+std::vector<PlannerCase> Cases() {
+  std::vector<PlannerCase> out;
+  PrngSource s(424242);
+  const std::vector<std::string> names = CatalogClusterNames();
+  while (out.size() < 8 && !names.empty()) {
+    PlannerCase c;
+    c.model = testing::RandomModel(s);
+    const std::string& name = names[s.Range(0, static_cast<int64_t>(names.size()) - 1)];
+    const int64_t chips = testing::PowerOfTwo(s, 3, 6);
+    Result<ClusterSpec> cluster = CatalogCluster(name, chips);
+    if (!cluster.ok()) continue;
+    c.cluster = *std::move(cluster);
+    c.job.seq_len = testing::PowerOfTwo(s, 10, 13);
+    c.job.global_batch_seqs = chips * testing::PowerOfTwo(s, 0, 3);
+    if (c.model.moe) c.job.moe_imbalance = 1.2;
+    c.what = std::to_string(c.model.num_layers) + " layers, hidden " +
+             std::to_string(c.model.hidden) + (c.model.moe ? ", moe" : ", dense") + " on " + name +
+             " x" + std::to_string(chips);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::string Summary(const SearchResult& r) {
+  std::string s = std::to_string(r.layouts_candidates) + "/" + std::to_string(r.layouts_evaluated) +
+                  "/" + std::to_string(r.layouts_feasible);
+  for (const LayoutResult& l : r.top) s += " | " + FormatPlan(l.plan);
+  if (r.best) s += " best " + FormatPlan(r.best->plan);
+  if (r.simplest) s += " simplest " + FormatPlan(r.simplest->plan);
+  return s + (r.pp_needed ? " pp" : " no-pp");
+}
+
+TEST(SearchInvariants, ThreadCountDoesNotChangeTheAnswer) {
+  for (const PlannerCase& c : Cases()) {
+    SearchOptions options;
+    options.threads = 1;
+    const Result<SearchResult> one = SearchLayouts(c.model, c.cluster, c.job, options);
+    options.threads = 4;
+    const Result<SearchResult> four = SearchLayouts(c.model, c.cluster, c.job, options);
+    const Result<SearchResult> again = SearchLayouts(c.model, c.cluster, c.job, options);
+    ASSERT_EQ(one.ok(), four.ok()) << c.what;
+    if (!one.ok()) continue;
+    ASSERT_TRUE(again.ok()) << c.what;
+    EXPECT_EQ(Summary(*one), Summary(*four)) << c.what;
+    EXPECT_EQ(Summary(*four), Summary(*again)) << c.what;
+    ASSERT_EQ(one->top.size(), four->top.size()) << c.what;
+    for (size_t i = 0; i < one->top.size(); ++i) {
+      EXPECT_EQ(one->top[i].step_time, four->top[i].step_time) << c.what;
+    }
+  }
+}
+
+void ExpectFits(const PlannerCase& c, const std::optional<LayoutResult>& layout, const char* role) {
+  if (!layout) return;
+  const Result<Estimate> e = EstimateStep(c.model, c.cluster, c.job, layout->plan);
+  ASSERT_TRUE(e.ok()) << c.what << " " << role << " " << FormatPlan(layout->plan) << ": "
+                      << e.status().message();
+  EXPECT_TRUE(e->fits) << c.what << " " << role << " " << FormatPlan(layout->plan);
+  EXPECT_LE(e->memory.total(), e->memory_capacity) << c.what << " " << role;
+  EXPECT_NEAR(e->step_time.value(), layout->step_time.value(), 1e-9 * e->step_time.value())
+      << c.what << " " << role << " " << FormatPlan(layout->plan);
+}
+
+TEST(SearchInvariants, RecommendedLayoutsFitInMemory) {
+  int searched = 0;
+  for (const PlannerCase& c : Cases()) {
+    SearchOptions options;
+    options.threads = 2;
+    const Result<SearchResult> r = SearchLayouts(c.model, c.cluster, c.job, options);
+    if (!r.ok()) continue;  // nothing fits: nothing is recommended
+    ++searched;
+    ExpectFits(c, r->best, "best");
+    ExpectFits(c, r->simplest, "simplest");
+    ExpectFits(c, r->best_without_pp, "best without pp");
+    ExpectFits(c, r->best_with_pp, "best with pp");
+    for (const LayoutResult& l : r->top) ExpectFits(c, l, "top");
+  }
+  EXPECT_GE(searched, 4);
+}
+
+}  // namespace
+}  // namespace occam
