@@ -53,6 +53,52 @@ struct SearchResult {
 Result<SearchResult> SearchLayouts(const ModelSpec& model, const ClusterSpec& cluster,
                                    const JobSpec& job, const SearchOptions& options);
 
+// ---------------------------------------------------------------- sweep ---
+
+// What a sweep varies (doc/search.md §Sweep). Cluster variants rebuild the
+// cluster; job variants rebuild the job.
+enum class SweepVary {
+  kNone,
+  kScaleUpSize,        // chips in the innermost (fast) tier unit
+  kScaleOutGbps,       // per-chip bandwidth (GB/s, one direction) of every outer tier
+  kGlobalBatchTokens,  // tokens per step (sequence length kept)
+  kSeqLen,             // sequence length (tokens per step kept)
+};
+
+struct SweepSpec {
+  SweepVary vary = SweepVary::kNone;
+  std::vector<double> values;
+};
+
+// Parses "--vary" text: "scale-up-size=8,16,72", "scale-out-gbps=25,50",
+// "global-batch-tokens=4M,16M", "seq-len=4096,8192"; "" = no variation.
+Result<SweepSpec> ParseSweepVary(const std::string& text);
+std::string SweepVaryName(SweepVary v);
+
+// The cluster with its innermost tier unit resized to `size` chips at the
+// same per-chip bandwidth. The chip count is rounded down to whole units;
+// outer tiers are re-cut to multiples of the new unit (tiers that no longer
+// hold more than one unit are dropped); a torus unit gets a balanced 3D shape.
+Result<ClusterSpec> WithScaleUpSize(const ClusterSpec& cluster, int64_t size);
+// The cluster with every tier outside the innermost at `gbps` GB/s per chip.
+Result<ClusterSpec> WithScaleOutBandwidth(const ClusterSpec& cluster, double gbps);
+
+struct SweepRow {
+  std::string cluster;  // cluster name
+  std::string variant;  // "scale-up-size=72", "" when nothing varies
+  int64_t chips = 0;
+  JobSpec job;
+  std::optional<SearchResult> result;  // empty when the search had no answer
+  std::string error;                   // why (infeasible or no divisible layout)
+};
+
+// One search per (cluster, variant), clusters outermost. A variant without
+// an answer (nothing fits, nothing divides) becomes a row with `error`; other
+// errors (bad constraints) are returned.
+Result<std::vector<SweepRow>> RunSweep(const ModelSpec& model,
+                                       const std::vector<ClusterSpec>& clusters, const JobSpec& job,
+                                       const SweepSpec& sweep, const SearchOptions& options);
+
 // The complexity score of a layout (documented in doc/search.md).
 int LayoutComplexity(const PlanSpec& plan, const ClusterSpec& cluster);
 

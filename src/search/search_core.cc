@@ -97,7 +97,7 @@ Status TooLarge(int64_t n, int64_t cap) {
 
 Status NoCandidates(const Context& ctx) {
   std::string fix = ctx.options.fix.empty() ? "" : ", --fix \"" + ctx.options.fix + "\"";
-  return InvalidInput(
+  return Infeasible(
       "no layout of " + std::to_string(ctx.cluster.num_chips) + " chips divides the model (" +
       std::to_string(ctx.model.attention.num_heads) + " heads, " +
       std::to_string(ctx.model.num_layers) + " layers) and the global batch of " +

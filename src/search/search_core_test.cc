@@ -233,10 +233,11 @@ TEST(SearchCore, BadFixNamesTheField) {
   o.no_pp = true;
   EXPECT_FALSE(Search(c, o).ok());
   o = {};
-  o.fix = "tp=3";  // does not divide 16 chips
+  o.fix = "tp=3";  // does not divide 16 chips: a valid request without an answer
   auto r = Search(c, o);
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().code(), StatusCode::kInvalidInput);
+  EXPECT_EQ(r.status().code(), StatusCode::kInfeasible);
+  EXPECT_NE(r.status().message().find("--fix \"tp=3\""), std::string::npos);
 }
 
 TEST(SearchCore, GlobalAuxLossAllowsOnlyGpipe) {

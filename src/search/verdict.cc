@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <map>
 #include <utility>
 
@@ -73,6 +74,14 @@ Verdict PipelineVerdict(const VerdictInput& in) {
     return v;
   }
   const Estimate& pp = *in.with_pp;
+  if (in.without_pp == nullptr && std::isinf(in.min_memory_without_pp.value())) {
+    v.pp_needed = true;
+    v.sentence = fmt::format(
+        "pipeline parallelism is needed here: no layout without PP divides the chips, the model "
+        "and the global batch; the best layout with PP reaches {}",
+        Describe(pp));
+    return v;
+  }
   if (in.without_pp == nullptr) {
     v.pp_needed = true;
     v.sentence = fmt::format(

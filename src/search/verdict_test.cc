@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 namespace occam::search {
 namespace {
 
@@ -63,6 +65,16 @@ TEST(Verdict, NeededWhenNothingFitsWithoutPp) {
   const Verdict v = PipelineVerdict(in);
   EXPECT_TRUE(v.pp_needed);
   EXPECT_NE(v.sentence.find("120.0 GB"), std::string::npos) << v.sentence;
+}
+
+TEST(Verdict, NeededWhenNoLayoutWithoutPpDivides) {
+  const Estimate piped = Make(8.0, 0.375, 0.2, 0.4);
+  VerdictInput in;
+  in.with_pp = &piped;
+  in.min_memory_without_pp = Bytes(std::numeric_limits<double>::infinity());
+  const Verdict v = PipelineVerdict(in);
+  EXPECT_TRUE(v.pp_needed);
+  EXPECT_NE(v.sentence.find("divides"), std::string::npos) << v.sentence;
 }
 
 TEST(Verdict, NotAssessedWhenAConstraintExcludesASide) {

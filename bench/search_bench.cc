@@ -1,0 +1,95 @@
+// Planner speed targets (doc/search.md § Performance): a full search for
+// DeepSeek-V3 on 2048 H800 and Kimi K2 on 16384 TPU v5p, single-layout
+// EvaluateQuick throughput, and search time across cluster sizes.
+#include <benchmark/benchmark.h>
+
+#include <string>
+
+#include "occam/search.h"
+#include "occam/step.h"
+
+namespace occam {
+namespace {
+
+struct Setup {
+  ModelSpec model;
+  ClusterSpec cluster;
+  JobSpec job;
+};
+
+// 16M tokens per step of 4096-token sequences.
+Setup Make(const char* model, const char* cluster, int64_t chips) {
+  Setup s{CatalogModel(model).value(), CatalogCluster(cluster, chips).value(), JobSpec{}};
+  s.job.seq_len = 4096;
+  s.job.global_batch_seqs = 4096;
+  return s;
+}
+
+void RunSearch(benchmark::State& state, const char* model, const char* cluster, int64_t chips,
+               int threads) {
+  const Setup s = Make(model, cluster, chips);
+  SearchOptions o;
+  o.threads = threads;
+  int64_t evaluated = 0;
+  for (auto _ : state) {
+    auto r = SearchLayouts(s.model, s.cluster, s.job, o);
+    if (!r.ok()) {
+      state.SkipWithError(r.status().message().c_str());
+      return;
+    }
+    evaluated = r->layouts_evaluated;
+    benchmark::DoNotOptimize(r->best);
+  }
+  state.counters["layouts_evaluated"] = static_cast<double>(evaluated);
+  state.counters["layouts_per_s"] = benchmark::Counter(
+      static_cast<double>(evaluated), benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void BM_SearchDeepSeekV3H800x2048(benchmark::State& state) {
+  RunSearch(state, "deepseek-v3", "h800", 2048, static_cast<int>(state.range(0)));
+}
+BENCHMARK(BM_SearchDeepSeekV3H800x2048)
+    ->Arg(1)
+    ->Arg(2)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+void BM_SearchKimiK2TpuV5px16384(benchmark::State& state) {
+  RunSearch(state, "kimi-k2", "tpu-v5p", 16384, static_cast<int>(state.range(0)));
+}
+BENCHMARK(BM_SearchKimiK2TpuV5px16384)
+    ->Arg(1)
+    ->Arg(2)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+// Search time by cluster size (DeepSeek-V3 on H100, two threads).
+void BM_SearchScaling(benchmark::State& state) {
+  RunSearch(state, "deepseek-v3", "h100", state.range(0), 2);
+}
+BENCHMARK(BM_SearchScaling)
+    ->Arg(1024)
+    ->Arg(16384)
+    ->Arg(131072)
+    ->Arg(1048576)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+// One layout: the planner's inner loop.
+void BM_EvaluateQuick(benchmark::State& state) {
+  const Setup s = Make("deepseek-v3", "h800", 2048);
+  auto step = StepModel::Create(s.model, s.cluster, s.job);
+  if (!step.ok()) {
+    state.SkipWithError(step.status().message().c_str());
+    return;
+  }
+  auto plan = ParsePlan(state.range(0) == 0
+                            ? "tp=1,pp=16,dp=128,ep=64,zero=1,mbs=1,schedule=1f1b"
+                            : "tp=1,pp=8,vpp=2,dp=256,ep=32,zero=1,mbs=2,schedule=dualpipev");
+  for (auto _ : state) benchmark::DoNotOptimize(step->EvaluateQuick(*plan));
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_EvaluateQuick)->Arg(0)->Arg(1);
+
+}  // namespace
+}  // namespace occam

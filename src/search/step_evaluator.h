@@ -1,0 +1,23 @@
+// The planner's evaluator on top of StepModel (thread-safe const methods).
+#pragma once
+
+#include "occam/step.h"
+#include "search/evaluator.h"
+
+namespace occam::search {
+
+class StepModelEvaluator final : public LayoutEvaluator {
+ public:
+  // `step` must outlive the evaluator.
+  explicit StepModelEvaluator(const StepModel& step) : step_(step) {}
+  Status Validate(const PlanSpec& plan) const override {
+    return ValidatePlan(step_.model(), step_.cluster(), step_.job(), plan);
+  }
+  QuickEstimate Quick(const PlanSpec& plan) const override { return step_.EvaluateQuick(plan); }
+  Result<Estimate> Full(const PlanSpec& plan) const override { return step_.Evaluate(plan); }
+
+ private:
+  const StepModel& step_;
+};
+
+}  // namespace occam::search

@@ -1,0 +1,66 @@
+#include <gtest/gtest.h>
+
+#include "occam/search.h"
+#include "search/fake_evaluator_test_util.h"
+
+namespace occam {
+namespace {
+
+TEST(Sweep, ParsesVaryTextAndNamesBadInput) {
+  auto s = ParseSweepVary("scale-up-size=8,16,72");
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->vary, SweepVary::kScaleUpSize);
+  EXPECT_EQ(s->values, (std::vector<double>{8, 16, 72}));
+  auto t = ParseSweepVary("global-batch-tokens=4M,16M");
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->values, (std::vector<double>{4e6, 16e6}));
+  EXPECT_TRUE(ParseSweepVary("").ok());
+  for (const char* bad :
+       {"scale-up-size", "nodes=8", "seq-len=4096,x", "scale-up-size=-8", "seq-len=4096.5"}) {
+    auto r = ParseSweepVary(bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.status().message().find("--vary"), std::string::npos);
+  }
+}
+
+TEST(Sweep, ScaleUpKeepsPerChipBandwidthAndRecutsOuterTiers) {
+  const ClusterSpec base = search::testing::SmallCluster(64);
+  auto c = WithScaleUpSize(base, 16);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  ASSERT_EQ(c->tiers.size(), 2u);
+  EXPECT_EQ(c->tiers[0].size, 16);
+  EXPECT_EQ(c->tiers[0].bandwidth, base.tiers[0].bandwidth);
+  EXPECT_EQ(c->tiers[1].size, 64);
+  // 24-chip units: 64 chips round down to two whole units.
+  auto odd = WithScaleUpSize(base, 24);
+  ASSERT_TRUE(odd.ok()) << odd.status().message();
+  EXPECT_EQ(odd->num_chips, 48);
+  // A unit as large as the cluster leaves one tier.
+  auto all = WithScaleUpSize(base, 64);
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all->tiers.size(), 1u);
+}
+
+TEST(Sweep, ScaleUpOfATorusGetsABalancedShape) {
+  ClusterSpec base = search::testing::SmallCluster(256);
+  base.tiers[0].kind = TierKind::kTorus;
+  base.tiers[0].size = 256;
+  base.tiers[0].torus_dims = {4, 8, 8};
+  base.tiers[0].torus_wrap = {true, true, true};
+  base.tiers[1].kind = TierKind::kDcn;
+  auto c = WithScaleUpSize(base, 128);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->tiers[0].torus_dims, (std::vector<int64_t>{4, 4, 8}));
+  EXPECT_EQ(c->tiers[0].torus_wrap, (std::vector<bool>{true, true, true}));
+}
+
+TEST(Sweep, ScaleOutSetsEveryOuterTier) {
+  auto c = WithScaleOutBandwidth(search::testing::SmallCluster(64), 100);
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->tiers[1].bandwidth, GBps(100));
+  EXPECT_EQ(c->tiers[0].bandwidth, GBps(200));
+  EXPECT_FALSE(WithScaleOutBandwidth(search::testing::SmallCluster(64), 0).ok());
+}
+
+}  // namespace
+}  // namespace occam
