@@ -76,6 +76,21 @@ std::string BalanceCsv(const BalanceResult& result);
 
 // ---- occam plan / sweep (section owned by the search work) ----
 
+// `search_seconds` is the wall time the shell measured (the library reads no
+// clock). Schemas: doc/json-output.md § plan, § sweep.
+std::string PlanText(const SearchResult& r, const ModelSpec& model, const ClusterSpec& cluster,
+                     const JobSpec& job, double search_seconds);
+std::string PlanJson(const SearchResult& r, const ModelSpec& model, const ClusterSpec& cluster,
+                     const JobSpec& job, double search_seconds);
+std::string SweepText(const std::vector<SweepRow>& rows, const ModelSpec& model,
+                      double search_seconds);
+std::string SweepJson(const std::vector<SweepRow>& rows, const ModelSpec& model,
+                      double search_seconds);
+// One header line, then one line per row (RFC 4180 quoting).
+std::string SweepCsv(const std::vector<SweepRow>& rows);
+// "default", "ep-outside-dp", "pp-inside-dp" or the order itself ("tp/dp/ep/pp").
+std::string PlacementName(const PlanSpec& plan);
+
 // ---- occam validate (section owned by the validation work) ----
 
 // Predicted vs measured per run, skipped runs with reasons, error summary by
