@@ -196,11 +196,10 @@ Result<BalanceResult> SimulateBalance(const BalanceConfig& config);
 // zipf 1, drift 0.01, seed 1, the method's default alpha: 1e-3 for aux-loss
 // and global-aux-loss, 1e-4 for seq-aux) and returns its straggler_factor.
 // A miss costs ~0.1 s of one core for 256 experts, so the caller keeps one
-// MoeImbalanceCache for the whole search (no globals here) and should key
-// its calls so that few distinct queries occur (e.g. one tokens_per_rank per
-// job). ep == 1 returns 1 (no all-to-all group to wait for). Typical values
-// (256 experts, top-8, 4 of 8 groups, EP 64, 4096 tokens per rank):
-// aux-free ~1.14, aux-loss ~1.24, seq-aux ~1.86, none ~2.6.
+// MoeImbalanceCache for the whole search (no globals here); see there for
+// what it shares between queries. ep == 1 returns 1 (no all-to-all group to
+// wait for). Typical values (256 experts, top-8, 4 of 8 groups, EP 64,
+// 4096 tokens per rank): aux-free ~1.14, aux-loss ~1.24, seq-aux ~1.86, none ~2.6.
 //
 // Memory headroom rule (doc/cost-model.md §8.5): the dispatch receive buffer
 // of a rank holds lambda * k * tokens_per_rank token copies when dropless
@@ -219,13 +218,24 @@ struct MoeImbalanceQuery {
   bool operator<(const MoeImbalanceQuery& o) const;
 };
 
+// Owned by the caller for a whole search. One simulation per distinct
+// (method, experts, top_k, ep, groups, topk_groups, seq_len); a query that
+// differs only in tokens_per_rank reuses it (the straggler factor of another
+// all-to-all group size is rebuilt from the stored rank-load states, the same
+// arithmetic SimulateBalance uses). Not thread-safe: guard it with a mutex.
 class MoeImbalanceCache {
  public:
+  MoeImbalanceCache();
+  ~MoeImbalanceCache();
+  MoeImbalanceCache(MoeImbalanceCache&&) noexcept;
+  MoeImbalanceCache& operator=(MoeImbalanceCache&&) noexcept;
+
   Result<double> Get(const MoeImbalanceQuery& query);
-  int64_t misses() const { return misses_; }
+  int64_t misses() const { return misses_; }  // simulations run
 
  private:
-  std::vector<std::pair<MoeImbalanceQuery, double>> entries_;  // sorted by key
+  struct Entries;
+  std::unique_ptr<Entries> entries_;
   int64_t misses_ = 0;
 };
 

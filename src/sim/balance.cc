@@ -10,6 +10,7 @@
 
 #include "occam/simulate.h"
 #include "sim/balance_affinity.h"
+#include "sim/balance_internal.h"
 #include "sim/balance_router.h"
 #include "sim/balance_stats.h"
 #include "sim/balance_update.h"
@@ -82,7 +83,7 @@ class Simulation {
         total_load_(c.experts, 0.0),
         final_load_(c.experts, 0.0) {}
 
-  BalanceResult Run();
+  BalanceResult Run(std::vector<LoadEstimator>* tail_rank_states);
 
  private:
   bool IsAux() const {
@@ -228,7 +229,7 @@ double MeanOf(const std::vector<BalanceStep>& series, int64_t begin, int64_t end
   return end > begin ? sum / static_cast<double>(end - begin) : 0;
 }
 
-BalanceResult Simulation::Run() {
+BalanceResult Simulation::Run(std::vector<LoadEstimator>* tail_rank_states) {
   BalanceResult r;
   r.series.reserve(static_cast<size_t>(c_.steps));
   const int64_t tail = std::max<int64_t>(1, c_.steps / 10);
@@ -244,6 +245,7 @@ BalanceResult Simulation::Run() {
     if (c_.method == BalanceMethod::kAuxFree) UpdateBias(load);
     if (IsAux() && c_.alpha > 0) UpdateDisplacement(load);
     r.bias_abs_max = std::max(r.bias_abs_max, AbsMax(bias_));
+    if (tail_rank_states && n >= c_.steps - tail) tail_rank_states->push_back(rank_est_);
   }
   const int64_t steps = c_.steps;
   r.max_vio_batch = MeanOf(r.series, steps - tail, steps, &BalanceStep::max_vio_batch);
@@ -261,10 +263,28 @@ BalanceResult Simulation::Run() {
 
 }  // namespace
 
-Result<BalanceResult> SimulateBalance(const BalanceConfig& config) {
+namespace balance {
+
+Result<BalanceResult> SimulateBalanceWithStates(const BalanceConfig& config,
+                                                std::vector<LoadEstimator>* tail_rank_states) {
   OCCAM_RETURN_IF_ERROR(ValidateBalanceConfig(config));
   Simulation sim(config);
-  return sim.Run();
+  return sim.Run(tail_rank_states);
+}
+
+double StragglerFromStates(const std::vector<LoadEstimator>& states, int64_t ep,
+                           int64_t tokens_per_rank, int64_t seq_len) {
+  if (states.empty()) return 1.0;
+  const BatchShape group = ShapeOf(static_cast<double>(ep * tokens_per_rank), seq_len);
+  double sum = 0;
+  for (const LoadEstimator& s : states) sum += MaxOverMean(s.Rebuild(group));
+  return sum / static_cast<double>(states.size());
+}
+
+}  // namespace balance
+
+Result<BalanceResult> SimulateBalance(const BalanceConfig& config) {
+  return balance::SimulateBalanceWithStates(config, nullptr);
 }
 
 }  // namespace occam

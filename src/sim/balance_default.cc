@@ -1,9 +1,11 @@
-// Default EP rank imbalance for the step layer, and the receive-buffer rule
-// (doc/cost-model.md §8.5).
+// Default EP rank imbalance for the step layer, its cache, and the
+// receive-buffer rule (doc/cost-model.md §8.5-8.6).
 #include <algorithm>
 #include <tuple>
+#include <utility>
 
 #include "occam/simulate.h"
+#include "sim/balance_internal.h"
 
 namespace occam {
 namespace {
@@ -15,18 +17,16 @@ constexpr int64_t kDefaultSteps = 250;
 constexpr int64_t kDefaultSampleTokens = 128;
 constexpr double kDefaultZipf = 1.0;
 constexpr uint64_t kDefaultSeed = 1;
+// Global batch of the reduced simulation (DeepSeek-V3 trains with 15.36M
+// tokens per step, §4.2); it sets the noise the bias / aux feedback sees.
+constexpr int64_t kDefaultBatchTokens = int64_t{1} << 24;
 
 auto Key(const MoeImbalanceQuery& q) {
   return std::make_tuple(static_cast<int>(q.method), q.experts, q.top_k, q.ep, q.tokens_per_rank,
                          q.groups, q.topk_groups, q.seq_len);
 }
 
-}  // namespace
-
-bool MoeImbalanceQuery::operator<(const MoeImbalanceQuery& o) const { return Key(*this) < Key(o); }
-
-Result<double> DefaultMoeImbalance(const MoeImbalanceQuery& q) {
-  if (q.ep == 1) return 1.0;
+BalanceConfig DefaultConfig(const MoeImbalanceQuery& q) {
   BalanceConfig c;
   c.experts = q.experts;
   c.top_k = q.top_k;
@@ -38,24 +38,53 @@ Result<double> DefaultMoeImbalance(const MoeImbalanceQuery& q) {
   c.steps = kDefaultSteps;
   c.seq_len = q.seq_len;
   c.tokens_per_rank = q.tokens_per_rank;
-  // A global batch large against the all-to-all group, so the bias/aux
-  // feedback sees the batch-level load and the group adds its own noise.
-  c.tokens_per_step = std::max<int64_t>(q.ep * q.tokens_per_rank * 16, int64_t{1} << 20);
+  c.tokens_per_step = kDefaultBatchTokens;
   c.zipf_s = kDefaultZipf;
   c.sample_tokens = kDefaultSampleTokens;
   c.seed = kDefaultSeed;
-  OCCAM_ASSIGN_OR_RETURN(BalanceResult r, SimulateBalance(c));
+  return c;
+}
+
+}  // namespace
+
+bool MoeImbalanceQuery::operator<(const MoeImbalanceQuery& o) const { return Key(*this) < Key(o); }
+
+Result<double> DefaultMoeImbalance(const MoeImbalanceQuery& q) {
+  if (q.ep == 1) return 1.0;
+  OCCAM_ASSIGN_OR_RETURN(BalanceResult r, SimulateBalance(DefaultConfig(q)));
   return r.straggler_factor;
 }
 
+// Simulations keyed by the query with tokens_per_rank = 0.
+struct MoeImbalanceCache::Entries {
+  std::vector<std::pair<MoeImbalanceQuery, std::vector<balance::LoadEstimator>>> sorted;
+};
+
+MoeImbalanceCache::MoeImbalanceCache() : entries_(std::make_unique<Entries>()) {}
+MoeImbalanceCache::~MoeImbalanceCache() = default;
+MoeImbalanceCache::MoeImbalanceCache(MoeImbalanceCache&&) noexcept = default;
+MoeImbalanceCache& MoeImbalanceCache::operator=(MoeImbalanceCache&&) noexcept = default;
+
 Result<double> MoeImbalanceCache::Get(const MoeImbalanceQuery& query) {
-  auto it = std::lower_bound(entries_.begin(), entries_.end(), query,
+  if (query.ep == 1) return 1.0;
+  MoeImbalanceQuery key = query;
+  key.tokens_per_rank = 0;
+  auto& v = entries_->sorted;
+  auto it = std::lower_bound(v.begin(), v.end(), key,
                              [](const auto& e, const MoeImbalanceQuery& q) { return e.first < q; });
-  if (it != entries_.end() && !(query < it->first)) return it->second;
-  ++misses_;
-  OCCAM_ASSIGN_OR_RETURN(double lambda, DefaultMoeImbalance(query));
-  entries_.insert(it, {query, lambda});
-  return lambda;
+  if (it == v.end() || key < it->first) {
+    std::vector<balance::LoadEstimator> states;
+    OCCAM_ASSIGN_OR_RETURN(BalanceResult r,
+                           balance::SimulateBalanceWithStates(DefaultConfig(query), &states));
+    (void)r;
+    ++misses_;
+    it = v.insert(it, {key, std::move(states)});
+  }
+  if (query.tokens_per_rank < 1) {
+    return InvalidInput("tokens_per_rank must be >= 1 (got " +
+                        std::to_string(query.tokens_per_rank) + ")");
+  }
+  return balance::StragglerFromStates(it->second, query.ep, query.tokens_per_rank, query.seq_len);
 }
 
 double MoeReceiveBufferFactor(double lambda, double capacity_factor) {

@@ -165,6 +165,13 @@ TEST(DefaultMoeImbalance, OrdersMethodsAndIsCached) {
   EXPECT_EQ(cache.misses(), 2);
   EXPECT_GT(*free1, 1.0);
   EXPECT_LT(*free1, *none);
+  // Another all-to-all size reuses the simulation and equals the direct call;
+  // a larger group averages more tokens, so it is better balanced.
+  q.tokens_per_rank = 16384;
+  const auto none_large = cache.Get(q);
+  EXPECT_EQ(cache.misses(), 2);
+  EXPECT_DOUBLE_EQ(*none_large, *DefaultMoeImbalance(q));
+  EXPECT_LE(*none_large, *none);
   q.ep = 1;
   EXPECT_EQ(*DefaultMoeImbalance(q), 1.0);
   q.ep = 3;
