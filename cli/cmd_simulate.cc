@@ -3,7 +3,10 @@
 // Uniform mode: every stage takes --fwd-ms / --bwd-ms per micro-batch (one
 // stage = one device's share of the layers, L/p); a device with v chunks
 // runs v chunks of 1/v of that each. --wgrad-ms is the weight-gradient part
-// W of --bwd-ms (default half of it, see doc/cost-model.md §7.4).
+// W of --bwd-ms (default half of it, see doc/cost-model.md §7.2).
+// Model mode: --model/--cluster/--chips/--plan and the job flags; the step
+// layer (StepModel::PipelineFor) gives per-chunk costs, uneven stages, the
+// p2p time and whether a global-batch aux loss forbids early backwards.
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -14,6 +17,7 @@
 #include "cli/common.h"
 #include "occam/report.h"
 #include "occam/simulate.h"
+#include "occam/step.h"
 
 namespace occam::cli {
 namespace {
@@ -33,7 +37,44 @@ struct SimulateFlags {
   bool global_aux_loss = false;
   std::string trace;
   bool json = false;
+  // Model mode.
+  std::string model;
+  std::string cluster;
+  int64_t chips = 0;
+  std::string plan;
+  JobFlags job;
 };
+
+bool ModelMode(const SimulateFlags& f) {
+  return !f.model.empty() || !f.cluster.empty() || !f.plan.empty();
+}
+
+Result<PipelineConfig> ModelConfig(const SimulateFlags& f, SimulateReportInfo& info) {
+  if (f.model.empty() || f.cluster.empty() || f.plan.empty()) {
+    return InvalidInput(
+        "model mode needs --model, --cluster and --plan together (e.g. --model "
+        "deepseek-v3 --cluster h800 --chips 2048 --plan \"tp=1,pp=16,...\")");
+  }
+  if (!f.schedule.empty() || f.stages != 0 || f.microbatches != 0 || f.fwd_ms != 0 ||
+      f.bwd_ms != 0 || f.wgrad_ms >= 0 || !f.act.empty() || f.global_aux_loss) {
+    return InvalidInput(
+        "--schedule/--stages/--microbatches/--fwd-ms/--bwd-ms/--wgrad-ms/--act/"
+        "--global-aux-loss describe uniform stages; with --model the plan and "
+        "job give them (schedule=..., pp=..., --balance)");
+  }
+  OCCAM_ASSIGN_OR_RETURN(ModelSpec model, LoadModel(f.model));
+  OCCAM_ASSIGN_OR_RETURN(ClusterSpec cluster, LoadCluster(f.cluster, f.chips));
+  OCCAM_ASSIGN_OR_RETURN(JobSpec job, BuildJob(f.job));
+  OCCAM_ASSIGN_OR_RETURN(PlanSpec plan, ParsePlan(f.plan));
+  OCCAM_ASSIGN_OR_RETURN(StepModel step, StepModel::Create(model, cluster, job));
+  OCCAM_ASSIGN_OR_RETURN(PipelineConfig config, step.PipelineFor(plan));
+  info.source = "model " + f.model + ", plan " + FormatPlan(plan);
+  info.activation_known = true;
+  if (config.require_all_forward_first) {
+    info.assumptions.push_back("global-batch aux loss: every backward waits for all forwards");
+  }
+  return config;
+}
 
 Status Positive(double x, const std::string& flag) {
   if (x > 0 && x < 1e12) return Status::Ok();
@@ -122,7 +163,7 @@ Status WriteFile(const std::string& path, const std::string& text) {
 
 int Run(const SimulateFlags& f) {
   SimulateReportInfo info;
-  auto config = UniformConfig(f, info);
+  auto config = ModelMode(f) ? ModelConfig(f, info) : UniformConfig(f, info);
   if (!config.ok()) return Fail(config.status());
   config->record_timeline = !f.trace.empty();
   const auto result = SimulatePipeline(*config);
@@ -162,6 +203,11 @@ void RegisterSimulate(CLI::App& app, int* exit_code) {
                   "activations of one micro-batch through one stage (e.g. 2GB, 1.5GiB)");
   cmd->add_flag("--global-aux-loss", f->global_aux_loss,
                 "MoE global-batch auxiliary loss: backward waits for all forwards");
+  cmd->add_option("--model", f->model, "model mode: catalog name or config file");
+  cmd->add_option("--cluster", f->cluster, "model mode: cluster template or file");
+  cmd->add_option("--chips", f->chips, "model mode: chips (sizes a cluster template)");
+  cmd->add_option("--plan", f->plan, "model mode: layout, e.g. \"tp=1,pp=16,ep=64,dp=128,...\"");
+  AddJobFlags(*cmd, f->job);
   cmd->add_option("--trace", f->trace, "write a Chrome/Perfetto trace (JSON) to this file");
   cmd->add_flag("--json", f->json, "print one JSON object");
   cmd->callback([f, exit_code] { *exit_code = Run(*f); });

@@ -108,6 +108,32 @@ TEST(SimulateCli, TraceHasAProcessPerStageAndComputeAndCommThreads) {
   std::remove(path.c_str());
 }
 
+// Model mode: chunk costs from the step layer; one entry per stage.
+TEST(SimulateCli, ModelModeReportsActivationBytesPerStage) {
+  const CliRun r = Simulate(
+      "--model deepseek-v3 --cluster h800 --chips 2048 --plan "
+      "\"tp=1,pp=16,ep=64,dp=128,zero=1,mbs=1,recompute=none,schedule=dualpipe\" "
+      "--seq-len 4096 --global-batch-seqs 15360 --json",
+      true);
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("schedule"), "dualpipe");
+  EXPECT_EQ(j.at("microbatches").get<int>(), 15360 / 128);
+  EXPECT_EQ(j.at("parameter_copies").get<int>(), 2);
+  ASSERT_EQ(j.at("peak_activation_bytes").size(), 16u);
+  for (const auto& b : j.at("peak_activation_bytes")) EXPECT_GT(b.get<double>(), 0);
+  EXPECT_EQ(j.at("chunks").size(), 16u);
+}
+
+TEST(SimulateCli, ModelModeGlobalAuxLossRejects1F1B) {
+  const CliRun r = Simulate(
+      "--model deepseek-v3 --cluster h800 --chips 2048 --plan "
+      "\"tp=1,pp=16,ep=64,dp=128,zero=1,mbs=1,recompute=none,schedule=1f1b\" "
+      "--seq-len 4096 --global-batch-seqs 15360 --balance global-aux-loss");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("afab"), std::string::npos) << r.out;
+}
+
 TEST(SimulateCli, BadInputIsExitTwoWithAMessage) {
   struct Case {
     std::string args, expect;
@@ -125,6 +151,10 @@ TEST(SimulateCli, BadInputIsExitTwoWithAMessage) {
       {"--schedule 1f1b --stages 4 --microbatches 8 --fwd-ms 1 --bwd-ms 2 --act 2XB", "--act"},
       {"--schedule 1f1b --stages 4 --microbatches 8 --fwd-ms 1 --bwd-ms 2 --trace /nonexistent/t",
        "--trace"},
+      {"--model deepseek-v3 --cluster h800 --chips 2048", "--plan"},
+      {"--model deepseek-v3 --cluster h800 --chips 2048 --plan \"pp=16,schedule=1f1b\" "
+       "--fwd-ms 3",
+       "uniform"},
   };
   for (const Case& c : cases) {
     const CliRun r = Simulate(c.args);
