@@ -88,49 +88,31 @@ int32_t StreamEngine::FirstStuckTask() const {
 }
 
 void StreamEngine::OnReady(int32_t task, Seconds now) {
-  tasks_[task].deps_met = true;
-  const int32_t s = tasks_[task].stream;
-  if (streams_[s].order == Order::kReady) streams_[s].ready.push_back(task);
-  TryStart(s, now);
+  Task& t = tasks_[task];
+  t.deps_met = true;
+  Stream& s = streams_[t.stream];
+  if (s.order == Order::kProgram) {
+    TryStart(t.stream, now);
+    return;
+  }
+  // First come, first served: reserve the stream(s) from when all are free.
+  Seconds start = Max(now, s.free_at);
+  if (t.second != kNoStream) start = Max(start, streams_[t.second].free_at);
+  s.free_at = start + t.duration;
+  if (t.second != kNoStream) streams_[t.second].free_at = start + t.duration;
+  t.start = start;
+  events_.Push(start + t.duration, task);
 }
 
 void StreamEngine::TryStart(int32_t stream, Seconds now) {
   Stream& s = streams_[stream];
-  if (s.busy) return;
-  if (s.order == Order::kReady) {
-    TryStartReady(stream, now);
-    return;
-  }
-  if (s.next >= s.program.size()) return;
+  if (s.busy || s.next >= s.program.size()) return;
   const int32_t t = s.program[s.next];
   if (!tasks_[t].deps_met) return;
   ++s.next;
-  Start(t, now);
-}
-
-void StreamEngine::TryStartReady(int32_t stream, Seconds now) {
-  Stream& s = streams_[stream];
-  if (s.busy) return;
-  for (auto it = s.ready.begin(); it != s.ready.end(); ++it) {
-    const int32_t t = *it;
-    const int32_t other = tasks_[t].second;
-    if (other != kNoStream && streams_[other].busy) {
-      auto& w = streams_[other].waiting;
-      if (std::find(w.begin(), w.end(), stream) == w.end()) w.push_back(stream);
-      continue;
-    }
-    s.ready.erase(it);
-    Start(t, now);
-    return;
-  }
-}
-
-void StreamEngine::Start(int32_t task, Seconds now) {
-  Task& t = tasks_[task];
-  streams_[t.stream].busy = true;
-  if (t.second != kNoStream) streams_[t.second].busy = true;
-  t.start = now;
-  events_.Push(now + t.duration, task);
+  s.busy = true;
+  tasks_[t].start = now;
+  events_.Push(now + tasks_[t].duration, t);
 }
 
 void StreamEngine::Finish(int32_t task, Seconds now) {
@@ -139,21 +121,13 @@ void StreamEngine::Finish(int32_t task, Seconds now) {
   t.done = true;
   makespan_ = Max(makespan_, now);
   ++finished_;
-  const int32_t s = t.stream;
-  const int32_t other = t.second;
-  streams_[s].busy = false;
-  if (other != kNoStream) streams_[other].busy = false;
+  const bool program = streams_[t.stream].order == Order::kProgram;
+  if (program) streams_[t.stream].busy = false;
   for (int32_t i = succ_begin_[task]; i < succ_begin_[task + 1]; ++i) {
     const int32_t next = succ_[i];
     if (--tasks_[next].pending == 0) OnReady(next, now);
   }
-  TryStart(s, now);
-  if (other != kNoStream) {
-    TryStart(other, now);
-    scratch_.assign(streams_[other].waiting.begin(), streams_[other].waiting.end());
-    streams_[other].waiting.clear();
-    for (int32_t w : scratch_) TryStartReady(w, now);
-  }
+  if (program) TryStart(t.stream, now);
 }
 
 }  // namespace occam::sim

@@ -8,13 +8,15 @@
 // send/recv engine) and wait for their dependencies. Two stream kinds:
 //  - kProgram: tasks run one at a time in the order they were added (a CUDA
 //    stream: the schedule fixes the order of a device's compute);
-//  - kReady: tasks run one at a time in the order they became ready (a DMA
-//    queue: transfers go out as their data is produced).
+//  - kReady: tasks are served first come, first served in the order they
+//    became ready (a DMA queue: transfers go out as their data is produced);
+//    a ready task reserves the stream from max(now, stream free) on.
 // A task may hold a second kReady stream for its whole duration (a transfer
-// busies the sender's send stream and the receiver's recv stream at once).
-// A task starts at the earliest time at which all its dependencies have
-// ended and its streams are free; Run() reports a deadlock (a dependency
-// cycle, or program orders that wait on each other) as an error.
+// busies the sender's send stream and the receiver's recv stream at once);
+// it then starts when both are free. A task starts at the earliest time at
+// which all its dependencies have ended and its streams are free; Run()
+// reports a deadlock (a dependency cycle, or program orders that wait on
+// each other) as an error.
 #pragma once
 
 #include <cstdint>
@@ -79,11 +81,10 @@ class StreamEngine {
  private:
   struct Stream {
     Order order = Order::kProgram;
-    bool busy = false;
+    bool busy = false;             // kProgram: a task is running
+    Seconds free_at;               // kReady: end of the last reservation
     std::vector<int32_t> program;  // kProgram: tasks in order
     size_t next = 0;               // kProgram: index of the next task
-    std::vector<int32_t> ready;    // kReady: ready tasks, oldest first (short)
-    std::vector<int32_t> waiting;  // kReady: streams whose ready task waits on us
   };
 
   struct Task {
@@ -100,8 +101,6 @@ class StreamEngine {
   void BuildSuccessors();
   void OnReady(int32_t task, Seconds now);
   void TryStart(int32_t stream, Seconds now);
-  void TryStartReady(int32_t stream, Seconds now);
-  void Start(int32_t task, Seconds now);
   void Finish(int32_t task, Seconds now);
 
   std::vector<Stream> streams_;
@@ -109,7 +108,6 @@ class StreamEngine {
   std::vector<std::pair<int32_t, int32_t>> edges_;  // (before, after)
   std::vector<int32_t> succ_begin_;                 // CSR over edges_
   std::vector<int32_t> succ_;
-  std::vector<int32_t> scratch_;  // waiting streams being woken
   EventQueue events_;
   Seconds makespan_;
   int32_t finished_ = 0;
