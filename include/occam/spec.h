@@ -214,7 +214,7 @@ std::vector<std::string> CatalogClusterNames();
 // Builds a cluster from a template ("h100", "gb200", "tpu-v5p", ...) sized to
 // `chips` (TPU slices get a torus shape; GPU clusters get nodes/racks + fabric).
 Result<ClusterSpec> CatalogCluster(std::string_view name, int64_t chips);
-// The template as written in data/clusters/<name>.yaml (its example size).
+// The template sized to its example size (num_chips in data/clusters/<name>.yaml).
 Result<ClusterSpec> CatalogClusterTemplate(std::string_view name);
 
 // Checks a plan against a model, cluster and job (divisibility, sizes).

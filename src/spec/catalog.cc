@@ -224,7 +224,7 @@ Result<ClusterSpec> CatalogCluster(std::string_view name, int64_t chips) {
 
 Result<ClusterSpec> CatalogClusterTemplate(std::string_view name) {
   OCCAM_ASSIGN_OR_RETURN(spec::ClusterDoc doc, TemplateDoc(name));
-  return doc.cluster;
+  return spec::SizeCluster(doc, doc.cluster.num_chips);
 }
 
 }  // namespace occam
