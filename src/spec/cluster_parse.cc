@@ -291,7 +291,7 @@ Status ValidateJob(const JobSpec& j, std::string_view origin) {
                         std::to_string(j.seq_len) + ")");
   }
   if (j.global_batch_seqs < 0 || j.global_batch_seqs > (int64_t{1} << 30)) {
-    return InvalidInput(o + "job.global_batch_seqs must be in [1, 2^30] (got " +
+    return InvalidInput(o + "job.global_batch_seqs must be in [0, 2^30] (0 = not set; got " +
                         std::to_string(j.global_batch_seqs) + ")");
   }
   if (!std::isfinite(j.moe_imbalance) || (j.moe_imbalance != 0 && j.moe_imbalance < 1)) {
