@@ -7,11 +7,16 @@
 // 2*cp chunks for causal load balance); MoE parallel folding as stated in
 // spec.h (ep divides dp*cp); ZB-V and DualPipeV (two chunks per rank).
 #include <string>
+#include <string_view>
+#include <utility>
 
 #include "occam/spec.h"
 
 namespace occam {
 namespace {
+
+// Largest parallel degree or micro-batch size accepted (2^24).
+constexpr int64_t kMaxDegree = int64_t{1} << 24;
 
 std::string S(int64_t v) { return std::to_string(v); }
 
@@ -25,6 +30,9 @@ Status CheckDegrees(const PlanSpec& p) {
       {"dp", p.dp}, {"ep", p.ep}, {"etp", p.etp}, {"mbs", p.mbs}};
   for (const auto& [field, v] : degrees) {
     if (v < 1) return FieldError(field, "must be >= 1 (got " + S(v) + ")");
+    // Bounded so that products of two degrees cannot overflow.
+    if (v > kMaxDegree)
+      return FieldError(field, "must be <= " + S(kMaxDegree) + " (got " + S(v) + ")");
   }
   if (p.zero < 0 || p.zero > 3)
     return FieldError("zero", "must be 0, 1, 2 or 3 (got " + S(p.zero) + ")");
@@ -37,6 +45,18 @@ Status CheckDegrees(const PlanSpec& p) {
 }
 
 Status CheckChips(const ClusterSpec& cluster, const PlanSpec& p) {
+  // Multiply only while the product stays within the chip count (no overflow).
+  int64_t product = 1;
+  for (const auto& [field, v] : {std::pair<std::string_view, int64_t>{"tp", p.tp},
+                                 {"cp", p.cp},
+                                 {"pp", p.pp},
+                                 {"dp", p.dp}}) {
+    if (v > cluster.num_chips / product) {
+      return FieldError(field, "tp*cp*pp*dp exceeds the cluster's " + S(cluster.num_chips) +
+                                   " chips (" + std::string(field) + "=" + S(v) + ")");
+    }
+    product *= v;
+  }
   const int64_t model_parallel = p.tp * p.cp * p.pp;
   if (p.chips() == cluster.num_chips) return Status::Ok();
   std::string hint = "tp*cp*pp*dp must equal the cluster's " + S(cluster.num_chips) + " chips";
