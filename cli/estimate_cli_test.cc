@@ -1,0 +1,108 @@
+// occam estimate, run as a user runs it: golden text and JSON output, the
+// JSON keys of doc/json-output.md § estimate, and bad layouts (exit 2).
+// OCCAM_UPDATE_GOLDEN=1 rewrites the golden files.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+namespace {
+
+struct CliRun {
+  int status = -1;
+  std::string out;
+};
+
+// Runs `occam estimate <args>`; stderr joins stdout unless `stdout_only`.
+CliRun Estimate(const std::string& args, bool stdout_only = false) {
+  const std::string cmd =
+      std::string(OCCAM_BINARY) + " estimate " + args + (stdout_only ? " 2>/dev/null" : " 2>&1");
+  CliRun r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (p == nullptr) return r;
+  std::array<char, 4096> buf{};
+  size_t n = 0;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  const int rc = pclose(p);
+  r.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  return r;
+}
+
+void ExpectGolden(const std::string& name, const std::string& actual) {
+  const std::string path = std::string(OCCAM_SOURCE_DIR) + "/testdata/golden/" + name;
+  const char* update = std::getenv("OCCAM_UPDATE_GOLDEN");
+  if (update != nullptr && std::string(update) == "1") {
+    std::ofstream(path) << actual;
+    return;
+  }
+  std::ifstream in(path);
+  ASSERT_TRUE(in.good()) << path << " missing; run with OCCAM_UPDATE_GOLDEN=1";
+  std::stringstream ss;
+  ss << in.rdbuf();
+  EXPECT_EQ(ss.str(), actual) << "golden " << name << " differs";
+}
+
+const char* kDeepSeek =
+    "--model deepseek-v3 --cluster h800 --chips 2048 --seq-len 4096 --global-batch-seqs 15360 "
+    "--plan tp=1,pp=16,ep=64,dp=128,zero=1,mbs=1,recompute=none,schedule=1f1b";
+const char* kLlamaTpu =
+    "--model llama-3.1-70b --cluster tpu-v5p --chips 256 --seq-len 8192 --global-batch-seqs 256 "
+    "--plan tp=4,dp=64,zero=3,mbs=1,recompute=full";
+
+TEST(EstimateCli, DeepSeekV3OnH800Golden) {
+  const CliRun r = Estimate(kDeepSeek);
+  ASSERT_EQ(r.status, 0) << r.out;
+  ExpectGolden("estimate_deepseek_v3_h800.txt", r.out);
+}
+
+TEST(EstimateCli, Llama70BOnTpuV5pJsonGolden) {
+  const CliRun r = Estimate(std::string(kLlamaTpu) + " --json", true);
+  ASSERT_EQ(r.status, 0) << r.out;
+  ExpectGolden("estimate_llama70b_tpu_v5p.json", r.out);
+  const auto j = nlohmann::json::parse(r.out);
+  for (const char* k : {"step_time_s", "tokens_per_s", "tokens_per_s_per_chip", "mfu", "hfu",
+                        "model_flops_per_token", "params_total", "params_active",
+                        "memory_per_chip_bytes", "fits", "breakdown_s", "bottleneck"}) {
+    EXPECT_TRUE(j.contains(k)) << k;
+  }
+  // tokens/s x step time = tokens per step.
+  EXPECT_NEAR(j["tokens_per_s"].get<double>() * j["step_time_s"].get<double>(), 256.0 * 8192,
+              1e-6 * 256 * 8192);
+  EXPECT_LE(j["mfu"].get<double>(), j["hfu"].get<double>());
+}
+
+TEST(EstimateCli, LayoutThatDoesNotDivideIsBadInput) {
+  const CliRun r = Estimate(
+      "--model llama-3.1-8b --cluster h100 --chips 64 --seq-len 8192 --global-batch-seqs 512 "
+      "--plan tp=8,dp=4");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("plan field"), std::string::npos) << r.out;
+}
+
+TEST(EstimateCli, BatchNotDivisibleByMicroBatchesIsBadInput) {
+  const CliRun r = Estimate(
+      "--model llama-3.1-8b --cluster h100 --chips 64 --seq-len 8192 --global-batch-seqs 100 "
+      "--plan tp=8,dp=8,mbs=1");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("plan field"), std::string::npos) << r.out;
+}
+
+TEST(EstimateCli, ExpertsOnADenseModelIsBadInput) {
+  const CliRun r = Estimate(
+      "--model llama-3.1-8b --cluster h100 --chips 64 --seq-len 8192 --global-batch-seqs 512 "
+      "--plan tp=8,dp=8,ep=2");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("'ep'"), std::string::npos) << r.out;
+}
+
+TEST(EstimateCli, MissingPlanIsBadInput) {
+  const CliRun r = Estimate("--model llama-3.1-8b --cluster h100 --chips 8");
+  EXPECT_EQ(r.status, 2) << r.out;
+}
+
+}  // namespace
