@@ -9,6 +9,13 @@
 #include "spec/model_formats.h"
 
 namespace occam {
+namespace {
+
+// Clusters larger than this are typos (and would overflow chip products).
+constexpr int64_t kMaxChips = int64_t{1} << 24;
+
+}  // namespace
+
 namespace spec {
 namespace {
 
@@ -225,9 +232,9 @@ Result<JobSpec> ParseJob(std::string_view text, std::string_view origin) {
 
 Status ValidateCluster(const ClusterSpec& c, std::string_view origin) {
   const std::string o = std::string(origin) + ": ";
-  if (c.num_chips < 1) {
-    return InvalidInput(o + "cluster.num_chips must be >= 1 (got " + std::to_string(c.num_chips) +
-                        ")");
+  if (c.num_chips < 1 || c.num_chips > kMaxChips) {
+    return InvalidInput(o + "cluster.num_chips must be in [1, " + std::to_string(kMaxChips) +
+                        "] (got " + std::to_string(c.num_chips) + ")");
   }
   const ChipSpec& chip = c.chip;
   for (auto [field, v] : {std::pair<const char*, double>{"peak_bf16", chip.peak_bf16.value()},
@@ -255,7 +262,10 @@ Status ValidateCluster(const ClusterSpec& c, std::string_view origin) {
     if (!std::isfinite(t.oversubscription) || t.oversubscription < 1) {
       return InvalidInput(at + ".oversubscription must be >= 1");
     }
-    if (t.size < 1) return InvalidInput(at + ".size must be >= 1");
+    if (t.size < 1 || t.size > kMaxChips) {
+      return InvalidInput(at + ".size must be in [1, " + std::to_string(kMaxChips) + "] (got " +
+                          std::to_string(t.size) + ")");
+    }
     const bool last = i + 1 == c.tiers.size();
     if (!last && t.size > c.num_chips) {
       return InvalidInput(at + ".size (" + std::to_string(t.size) + ") exceeds num_chips (" +
@@ -274,7 +284,10 @@ Status ValidateCluster(const ClusterSpec& c, std::string_view origin) {
     }
     if (t.kind == TierKind::kTorus) {
       int64_t product = 1;
-      for (int64_t d : t.torus_dims) product *= d;
+      for (int64_t d : t.torus_dims) {
+        product = d >= 1 && d <= t.size / product ? product * d : -1;  // no overflow
+        if (product < 0) break;
+      }
       if (t.torus_dims.empty() || product != t.size || t.torus_wrap.size() != t.torus_dims.size()) {
         return InvalidInput(at + ".torus_dims must multiply to size (" + std::to_string(t.size) +
                             ") with one torus_wrap flag per axis");

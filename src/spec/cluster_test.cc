@@ -239,6 +239,23 @@ TEST(ClusterParse, ErrorsNameTheKeyPath) {
   EXPECT_NE(chip.find("no built-in chip 'h900'"), std::string::npos) << chip;
 }
 
+TEST(ClusterParse, TorusDimsMustMultiplyToTheSize) {
+  const std::string base = R"(
+cluster:
+  chip: tpu-v5p
+  num_chips: 64
+  tiers:
+    - {name: ici, kind: torus, size: 64, bandwidth_gbps: 600, latency_us: 1, efficiency: 0.8,
+       half_bandwidth_mb: 1, torus_dims: DIMS, torus_wrap: [true, true, true]}
+)";
+  EXPECT_TRUE(ParseCluster(Replace(base, "DIMS", "[4, 4, 4]"), "t.yaml").ok());
+  const std::string msg = ClusterError(Replace(base, "DIMS", "[4, 4, 8]"));
+  EXPECT_NE(msg.find("torus_dims must multiply to size (64)"), std::string::npos) << msg;
+  // Products that would overflow are rejected, not computed.
+  EXPECT_FALSE(
+      ParseCluster(Replace(base, "DIMS", "[1099511627776, 1099511627776, 4]"), "t.yaml").ok());
+}
+
 TEST(ClusterParse, InlineChip) {
   auto c = ParseCluster(Replace(kClusterYaml, "chip: h100",
                                 "chip: {name: X1, bf16_tflops: 100, hbm_gib: 64, hbm_tbps: 2}"),
