@@ -178,8 +178,28 @@ Result<json> ParseDocument(std::string_view text, std::string_view origin) {
                         std::to_string(depth) + "); model, cluster and job files are shallow");
   }
   if (LooksLikeJson(text)) {
+    // Duplicate keys would silently keep the last value: reject them.
+    std::vector<std::vector<std::string>> keys;
+    std::string duplicate;
+    auto check_keys = [&](int, json::parse_event_t event, json& parsed) {
+      if (event == json::parse_event_t::object_start) keys.emplace_back();
+      if (event == json::parse_event_t::object_end && !keys.empty()) keys.pop_back();
+      if (event == json::parse_event_t::key && !keys.empty() && duplicate.empty()) {
+        const std::string k = parsed.get<std::string>();
+        for (const auto& seen : keys.back()) {
+          if (seen == k) duplicate = k;
+        }
+        keys.back().push_back(k);
+      }
+      return true;
+    };
     try {
-      return json::parse(text.begin(), text.end());
+      json doc = json::parse(text.begin(), text.end(), check_keys);
+      if (!duplicate.empty()) {
+        return InvalidInput(Prefix(origin) + "key '" + duplicate +
+                            "' appears twice in one object; keep one");
+      }
+      return doc;
     } catch (const json::parse_error& e) {
       // e.byte is the 1-based offset of the error; turn it into line:column.
       size_t line = 1, col = 1;

@@ -317,6 +317,15 @@ TEST(ModelParse, HugeInputIsRejected) {
   EXPECT_NE(ErrorOf(big).find("larger than 64 MiB"), std::string::npos);
 }
 
+TEST(ModelParse, DuplicateKeysAreRejected) {
+  EXPECT_NE(
+      ErrorOf(R"({"model_type": "llama", "a": {"x": 1}, "b": {"x": 2}, "model_type": "gpt2"})")
+          .find("key 'model_type' appears twice"),
+      std::string::npos);
+  EXPECT_NE(ErrorOf("model:\n  layers: 1\n  layers: 2\n", "d.yaml").find("appears twice"),
+            std::string::npos);
+}
+
 TEST(ModelParse, NotAnObject) {
   EXPECT_NE(ErrorOf("[1, 2]").find("must be a JSON/YAML object"), std::string::npos);
   EXPECT_NE(ErrorOf("{\"foo\": 1}").find("not a recognized model config"), std::string::npos);
