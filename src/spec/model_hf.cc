@@ -27,6 +27,10 @@ bool DefaultTied(std::string_view type) {
 // n-th layer global, Gemma3TextConfig default 6); otherwise a non-null
 // `sliding_window` applies to every layer (Mistral/Mixtral semantics).
 Status ReadSliding(const Node& n, int64_t layers, std::string_view type, AttentionSpec& attn) {
+  if (type == "gemma3_text" && !n.Has("sliding_window")) {
+    // Gemma 3 always mixes local and global layers; do not guess the window.
+    return n.Error("sliding_window", "is required for Gemma 3 (local attention window)");
+  }
   OCCAM_ASSIGN_OR_RETURN(attn.sliding_window, IntAtLeast(n, "sliding_window", 0, 0));
   if (attn.sliding_window == 0) return Status::Ok();
   if (n.Has("layer_types")) {
