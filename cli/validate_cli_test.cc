@@ -11,15 +11,15 @@
 
 namespace {
 
-struct Run {
+struct CmdResult {
   int status = -1;
   std::string out;
 };
 
-Run Occam(const std::string& args, bool stdout_only = false) {
+CmdResult Occam(const std::string& args, bool stdout_only = false) {
   const std::string cmd =
       std::string(OCCAM_BINARY) + " validate " + args + (stdout_only ? " 2>/dev/null" : " 2>&1");
-  Run r;
+  CmdResult r;
   FILE* p = popen(cmd.c_str(), "r");
   if (p == nullptr) return r;
   std::array<char, 4096> buf{};
@@ -33,7 +33,7 @@ Run Occam(const std::string& args, bool stdout_only = false) {
 std::string Data(const std::string& rel) { return std::string(OCCAM_SOURCE_DIR) + "/" + rel; }
 
 TEST(ValidateCli, BundledRunsJsonHasEveryRunAndTheSummary) {
-  const Run r = Occam("--json", true);
+  const CmdResult r = Occam("--json", true);
   ASSERT_EQ(r.status, 0) << r.out;
   const auto j = nlohmann::json::parse(r.out);
   ASSERT_TRUE(j["runs"].is_array());
@@ -53,7 +53,7 @@ TEST(ValidateCli, BundledRunsJsonHasEveryRunAndTheSummary) {
 }
 
 TEST(ValidateCli, UserRunFileWithRelativeErrorAndSkippedReason) {
-  const Run r = Occam("--runs " + Data("testdata/runs/three_runs.json") + " --json", true);
+  const CmdResult r = Occam("--runs " + Data("testdata/runs/three_runs.json") + " --json", true);
   ASSERT_EQ(r.status, 0) << r.out;
   const auto j = nlohmann::json::parse(r.out);
   ASSERT_EQ(j["runs"].size(), 3u);
@@ -64,14 +64,16 @@ TEST(ValidateCli, UserRunFileWithRelativeErrorAndSkippedReason) {
       EXPECT_FALSE(run["skipped_reason"].get<std::string>().empty());
       continue;
     }
-    const double m = run["measured"], p = run["predicted"], e = run["rel_error"];
+    const double m = run["measured"].get<double>();
+    const double p = run["predicted"].get<double>();
+    const double e = run["rel_error"].get<double>();
     EXPECT_NEAR(e, (p - m) / m, 1e-9);
   }
   EXPECT_EQ(skipped, 1);  // the torchtitan run states no sequence length
 }
 
 TEST(ValidateCli, TextOutputListsRunsSkippedAndSummary) {
-  const Run r = Occam("--runs " + Data("testdata/runs/three_runs.json") + " --verbose");
+  const CmdResult r = Occam("--runs " + Data("testdata/runs/three_runs.json") + " --verbose");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("korthikanti2022_175B_selective_sp"), std::string::npos);
   EXPECT_NE(r.out.find("skipped"), std::string::npos);
@@ -82,14 +84,14 @@ TEST(ValidateCli, TextOutputListsRunsSkippedAndSummary) {
 
 TEST(ValidateCli, BadRunFileNamesKeyPathAndExitsTwo) {
   const std::string path = Data("testdata/bad/runs_tp_string.json");
-  const Run r = Occam("--runs " + path);
+  const CmdResult r = Occam("--runs " + path);
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.out.find("[0].parallel.tp must be an integer or null"), std::string::npos) << r.out;
 }
 
 TEST(ValidateCli, MissingFileAndBadOverrideExitTwo) {
   EXPECT_EQ(Occam("--runs /nonexistent/runs.json").status, 2);
-  const Run r = Occam("--set h100.speed=3");
+  const CmdResult r = Occam("--set h100.speed=3");
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.out.find("--set"), std::string::npos);
   EXPECT_EQ(Occam("--set h100.gemm_efficiency=2").status, 2);
