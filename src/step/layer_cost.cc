@@ -64,7 +64,13 @@ void AddTp(const PlanContext& c, double pairs, Seg& s) {
   s.total[kAxTp] += pairs * one * (2.0 + rec);
 }
 
-void AddCp(const PlanContext& c, double core_f, Seg& s) {
+// Communication that can hide behind compute, per pass (forward f,
+// backward b = input + weight gradient) and axis; settled by Settle().
+struct Hide {
+  std::array<double, kNumAx> f{}, b{};
+};
+
+void AddCp(const PlanContext& c, Seg& s, Hide& h) {
   if (c.plan->cp <= 1) return;
   const AttentionSpec& at = c.model->attention;
   const double width =
@@ -80,11 +86,11 @@ void AddCp(const PlanContext& c, double core_f, Seg& s) {
   const double t = Collective(*c.cluster, CollectiveOp::kAllGather, bytes, c.groups.cp).seconds;
   const double rec = c.plan->recompute == Recompute::kFull ? 1.0 : 0.0;
   s.total[kAxCp] += t * (3.0 + rec);
-  s.exp_f[kAxCp] += std::max(0.0, t - core_f);
-  s.exp_b[kAxCp] += std::max(0.0, 2 * t - 2 * core_f) + rec * std::max(0.0, t - core_f);
+  h.f[kAxCp] += t;
+  h.b[kAxCp] += t * (2.0 + rec);
 }
 
-void AddEp(const PlanContext& c, const BlockWork& b, Seg& s) {
+void AddEp(const PlanContext& c, const BlockWork& b, Seg& s, Hide& h) {
   if (c.plan->ep <= 1 || b.top_k <= 0) return;
   const MoeSpec& moe = *c.model->moe;
   CollectiveOptions o;
@@ -106,8 +112,8 @@ void AddEp(const PlanContext& c, const BlockWork& b, Seg& s) {
   if (c.dual) {
     // DualPipe pairs a forward chunk with a backward chunk: each direction's
     // all-to-all hides behind the other's compute (DeepSeek-V3 §3.2.1).
-    s.exp_f[kAxEp] += std::max(0.0, f - s.cb - s.cw);
-    s.exp_b[kAxEp] += std::max(0.0, bw + rec - s.cf);
+    h.f[kAxEp] += f;
+    h.b[kAxEp] += bw + rec;
   } else {
     s.exp_f[kAxEp] += f;
     s.exp_b[kAxEp] += bw + rec;
@@ -116,7 +122,7 @@ void AddEp(const PlanContext& c, const BlockWork& b, Seg& s) {
 
 // ZeRO-3 / FSDP: gather weights before forward and backward, reduce-scatter
 // gradients after backward, each prefetched behind the block's compute.
-void AddFsdp(const PlanContext& c, Seg& s) {
+void AddFsdp(const PlanContext& c, Seg& s, Hide& h) {
   if (c.plan->zero < 3) return;
   auto gather = [&](double params, RankGroup g) {
     return Collective(*c.cluster, CollectiveOp::kAllGather, params * 2.0, g).seconds;
@@ -127,8 +133,40 @@ void AddFsdp(const PlanContext& c, Seg& s) {
   const double ag = gather(s.params_dense, c.fsdp_dense) + gather(s.params_expert, c.fsdp_expert);
   const double rs = scatter(s.params_dense, c.fsdp_dense) + scatter(s.params_expert, c.fsdp_expert);
   s.total[kAxFsdp] += 2 * ag + rs;
-  s.exp_f[kAxFsdp] += std::max(0.0, ag - s.cf);
-  s.exp_b[kAxFsdp] += std::max(0.0, ag + rs - s.cb - s.cw);
+  h.f[kAxFsdp] += ag;
+  h.b[kAxFsdp] += ag + rs;
+}
+
+double Sum(const std::array<double, kNumAx>& a) {
+  double x = 0;
+  for (double v : a) x += v;
+  return x;
+}
+
+// Hidden communication shares the compute of its pass: the pass takes
+//   max(compute, compute - core + cp, all hideable comm)
+// (ring-attention K/V exchange overlaps only the attention core `core`);
+// the excess is exposed, split over the axes in proportion to their time.
+// Monotone in every compute and communication time. DualPipe pairs a
+// forward with a backward chunk, so both passes share one window.
+void Settle(const PlanContext& c, double core_f, double core_b, const Hide& h, Seg& s) {
+  auto exposed = [](double compute, double core, double cp, double all) {
+    return std::max({compute, compute - core + cp, all}) - compute;
+  };
+  auto spread = [](double e, const std::array<double, kNumAx>& parts, double all,
+                   std::array<double, kNumAx>& out) {
+    if (e <= 0 || all <= 0) return;
+    for (int a = 0; a < kNumAx; ++a) out[a] += e * parts[a] / all;
+  };
+  const double hf = Sum(h.f), hb = Sum(h.b);
+  if (c.dual) {
+    const double e = exposed(s.cf + s.cb + s.cw, core_f + core_b, h.f[kAxCp] + h.b[kAxCp], hf + hb);
+    spread(e * (hf + hb > 0 ? hf / (hf + hb) : 0), h.f, hf, s.exp_f);
+    spread(e * (hf + hb > 0 ? hb / (hf + hb) : 0), h.b, hb, s.exp_b);
+    return;
+  }
+  spread(exposed(s.cf, core_f, h.f[kAxCp], hf), h.f, hf, s.exp_f);
+  spread(exposed(s.cb + s.cw, core_b, h.b[kAxCp], hb), h.b, hb, s.exp_b);
 }
 
 }  // namespace
@@ -185,9 +223,12 @@ Seg BlockSeg(const PlanContext& c, const BlockWork& b, bool moe) {
   }
   const bool tp_mlp = !moe || c.model->moe->num_shared_experts > 0 || p.etp > 1;
   AddTp(c, tp_mlp ? 2.0 : 1.0, s);
-  AddCp(c, x.core, s);
-  if (moe) AddEp(c, b, s);
-  AddFsdp(c, s);
+  Hide h;
+  AddCp(c, s, h);
+  if (moe) AddEp(c, b, s, h);
+  AddFsdp(c, s, h);
+  const double core_b = 2 * x.core + (p.recompute == Recompute::kNone ? 0.0 : x.core);
+  Settle(c, x.core, core_b, h, s);
   return s;
 }
 
@@ -199,7 +240,9 @@ Seg EmbeddingSeg(const PlanContext& c) {
   s.cw = 2 * s.cf;
   s.params_dense = static_cast<double>(c.work->params_embedding) / tp;
   AddTp(c, 0.5, s);  // vocab-parallel embedding: one reduce-scatter (fwd) / all-gather (bwd)
-  AddFsdp(c, s);
+  Hide hide;
+  AddFsdp(c, s, hide);
+  Settle(c, 0, 0, hide, s);
   return s;
 }
 
@@ -216,16 +259,17 @@ Seg HeadSeg(const PlanContext& c) {
   s.params_dense = static_cast<double>(w.params_head) / tp;
   s.act = c.tokens * w.head_act_bytes / tp;
   AddTp(c, 0.5, s);  // gather the sequence before the vocab-parallel head
-  AddFsdp(c, s);
+  Hide h;
+  AddFsdp(c, s, h);
+  Settle(c, 0, 0, h, s);
   return s;
 }
 
-Seg MtpSeg(const PlanContext& c) {
+Seg MtpSeg(const PlanContext& c, const Seg& block) {
   Seg s;
   if (c.work->mtp_layers <= 0) return s;
   const ModelWork& w = *c.work;
-  const bool moe = c.model->moe.has_value();
-  Seg one = BlockSeg(c, moe ? w.moe : w.dense, moe);
+  Seg one = block;
   const double tp = static_cast<double>(c.plan->tp);
   const double proj =
       Gemm(c, w.mtp_proj, c.tokens, tp, w.mtp_proj.weights / tp, c.tokens, c.job->precision);

@@ -53,6 +53,8 @@ Seg BlockSeg(const PlanContext& ctx, const BlockWork& block, bool moe);
 Seg EmbeddingSeg(const PlanContext& ctx);
 // LM head + loss; `act` holds the logits (kept once, not per micro-batch in flight).
 Seg HeadSeg(const PlanContext& ctx);
-Seg MtpSeg(const PlanContext& ctx);  // all MTP modules, head pass included
+// All MTP modules, head pass included; `block` is the Seg of one MTP block
+// (the MoE block's, or the dense block's for dense models).
+Seg MtpSeg(const PlanContext& ctx, const Seg& block);
 
 }  // namespace occam::step_internal

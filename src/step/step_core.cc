@@ -4,6 +4,7 @@
 #include "step/step_core.h"
 
 #include <algorithm>
+#include <array>
 
 #include "step/comm.h"
 
@@ -96,7 +97,7 @@ PlanSegs BuildSegs(const StepModel::Impl& impl, const PlanContext& ctx) {
   s.head = HeadSeg(ctx);
   s.logits = s.head.act;
   s.head.act = 0;
-  s.mtp = MtpSeg(ctx);
+  s.mtp = MtpSeg(ctx, impl.model.moe ? s.moe : s.dense);
   return s;
 }
 
@@ -149,15 +150,30 @@ DeviceResult Device(const PlanSegs& segs, const StepModel::Impl& impl, const Pla
 // overlapped with that micro-batch's backward (and the next step's first
 // forward) except the last bucket (Megatron-Core overlap_grad_reduce /
 // overlap_param_gather).
+// Devices with the same parameters issue the same collectives: reuse them.
+struct TailMemo {
+  double params_dense = -1, params_expert = -1;
+  std::array<CommCost, 5> cost{};
+  std::array<bool, 5> known{};
+};
+
 void DataParallelTail(const PlanContext& c, const DeviceResult& dev, const DeviceTimes& t,
-                      CoreResult& out) {
+                      TailMemo& memo, CoreResult& out) {
   const PlanSpec& p = *c.plan;
   const ClusterSpec& cl = *c.cluster;
   const double dp = static_cast<double>(c.dense_dp.size);
   const double params = dev.params_dense + dev.params_expert;
   const double last = params > 0 ? std::min(1.0, BucketParams(dp) / params) : 0;
+  if (memo.params_dense != dev.params_dense || memo.params_expert != dev.params_expert) {
+    memo = TailMemo{dev.params_dense, dev.params_expert, {}, {}};
+  }
+  size_t slot = 0;
   auto put = [&](TailItem& item, CollectiveOp op, double bytes, RankGroup g, double window) {
-    const CommCost cc = Collective(cl, op, bytes, g);
+    if (!memo.known[slot]) {
+      memo.cost[slot] = Collective(cl, op, bytes, g);
+      memo.known[slot] = true;
+    }
+    const CommCost cc = memo.cost[slot++];
     const double exposed = std::max(cc.seconds - window, cc.seconds * last);
     if (exposed > item.exposed) item = TailItem{cc.seconds, exposed, cc.tier};
   };
@@ -230,6 +246,7 @@ CoreResult RunCore(const StepModel::Impl& impl, const PlanSpec& plan) {
                           impl.model.moe.has_value() && plan.pp > 1;
   out.capacity = impl.cluster.chip.hbm * (1.0 - impl.job.memory_headroom);
   DeviceTimes sum, crit;
+  TailMemo memo;
   double crit_total = -1, worst_mem = -1, opt = 0;
   for (int64_t d = 0; d < plan.pp; ++d) {
     const DeviceResult dev = Device(segs, impl, plan, d);
@@ -242,7 +259,7 @@ CoreResult RunCore(const StepModel::Impl& impl, const PlanSpec& plan) {
       crit = t;
       out.crit = dev.seg;
     }
-    DataParallelTail(c, dev, t, out);
+    DataParallelTail(c, dev, t, memo, out);
     const double owned =
         plan.zero >= 1
             ? dev.params_dense / static_cast<double>(c.fsdp_dense.size) +
@@ -259,6 +276,13 @@ CoreResult RunCore(const StepModel::Impl& impl, const PlanSpec& plan) {
   }
   out.optimizer = TailItem{opt, opt, -1};
   out.crit_period = crit_total;
+  if (c.dual) {
+    // DualPipe's (F&B + B - 3W) counts compute: the hidden part of the
+    // overlapped communication stays out of it (it would otherwise grow as
+    // compute shrinks), the unhidden tp collectives stay in.
+    const Seg& k = out.crit;
+    crit = DeviceTimes{k.cf + k.exp_f[kAxTp], k.cb + k.exp_b[kAxTp], k.cw};
+  }
   out.bubble = BubbleTime(plan, sum, crit, out.all_forward_first);
   if (plan.pp > 1) {
     // One activation (or its gradient) per chunk boundary per micro-batch;
