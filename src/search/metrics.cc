@@ -5,18 +5,10 @@
 #include <algorithm>
 #include <cctype>
 
+#include "search/run_text.h"
+
 namespace occam::validate {
 namespace {
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-bool Has(const std::string& text, std::string_view needle) {
-  return text.find(needle) != std::string::npos;
-}
 
 // Matmul weights touched by one token in one transformer layer `layer`.
 double LayerMatmulParams(const ModelSpec& m, int64_t layer) {

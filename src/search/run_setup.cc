@@ -9,56 +9,10 @@
 #include <cmath>
 #include <string>
 
+#include "search/run_text.h"
+
 namespace occam::validate {
 namespace {
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-bool Has(const std::string& lower_text, std::string_view needle) {
-  return lower_text.find(needle) != std::string::npos;
-}
-
-// Letters and digits only, lower case: "GPT-OSS 120B" -> "gptoss120b".
-std::string Squash(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    if (std::isalnum(static_cast<unsigned char>(c))) {
-      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    }
-  }
-  return out;
-}
-
-// The first integer after `marker` in `text` (0 if none).
-int64_t IntegerAfter(const std::string& text, std::string_view marker) {
-  const size_t at = text.find(marker);
-  if (at == std::string::npos) return 0;
-  size_t i = at + marker.size();
-  while (i < text.size() && !std::isdigit(static_cast<unsigned char>(text[i]))) {
-    if (text[i] != ' ' && text[i] != '(' && text[i] != '=') return 0;
-    ++i;
-  }
-  int64_t v = 0;
-  while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
-    v = v * 10 + (text[i] - '0');
-    ++i;
-  }
-  return v;
-}
-
-// The integer in "(16-way)" / "16-way" (0 if none).
-int64_t WayCount(const std::string& text) {
-  const size_t at = text.find("-way");
-  if (at == std::string::npos || at == 0) return 0;
-  size_t i = at;
-  while (i > 0 && std::isdigit(static_cast<unsigned char>(text[i - 1]))) --i;
-  if (i == at) return 0;
-  return std::stoll(text.substr(i, at - i));
-}
 
 // Catalog cluster template and chip for a run's chip_key (see doc/validation.md).
 std::string TemplateFor(std::string_view chip_key) {
@@ -146,68 +100,6 @@ Status SetMoe(const PublishedRun& run, ModelSpec* m,
 }
 
 }  // namespace
-
-std::optional<Precision> InterpretPrecision(const std::optional<std::string>& text) {
-  if (!text) return std::nullopt;
-  const std::string t = Lower(*text);
-  if (Has(t, "fp8") || Has(t, "float8")) return Precision::kFp8;
-  return Precision::kBf16;
-}
-
-std::optional<Recompute> InterpretRecompute(const std::optional<std::string>& text) {
-  if (!text) return std::nullopt;
-  const std::string t = Lower(*text);
-  if (t.rfind("none", 0) == 0 || Has(t, "no recompute")) return Recompute::kNone;
-  // MaxText remat policies: "minimal" and "save_dot_except_mlpwi" keep the
-  // matmul outputs and recompute the cheap element-wise parts -> selective.
-  if (Has(t, "selective") || Has(t, "minimal") || Has(t, "save_dot")) return Recompute::kSelective;
-  if (Has(t, "full") || Has(t, "rematerializ")) return Recompute::kFull;
-  return std::nullopt;
-}
-
-std::optional<ZeroSetting> InterpretZero(const std::optional<std::string>& text) {
-  if (!text) return std::nullopt;
-  const std::string t = Lower(*text);
-  ZeroSetting z;
-  if (Has(t, "fsdp=0") || Has(t, "distributed optim") || Has(t, "distributed_optim") ||
-      Has(t, "distributed_fused_adam")) {
-    z.stage = 1;
-    return z;
-  }
-  if (Has(t, "zero-3") || Has(t, "fsdp")) {
-    z.stage = 3;
-    z.shard_group = IntegerAfter(t, "fsdp=");
-    if (z.shard_group == 0) z.shard_group = WayCount(t);
-    return z;
-  }
-  if (Has(t, "zero-2"))
-    z.stage = 2;
-  else if (Has(t, "zero-1"))
-    z.stage = 1;
-  else
-    return std::nullopt;
-  return z;
-}
-
-std::optional<Schedule> InterpretSchedule(const std::optional<std::string>& text) {
-  if (!text) return std::nullopt;
-  const std::string t = Lower(*text);
-  if (Has(t, "no pipeline")) return Schedule::kNone;
-  if (Has(t, "not stated") || Has(t, "not given for")) return std::nullopt;
-  if (Has(t, "interleav")) return Schedule::kInterleaved;
-  if (Has(t, "1f1b")) return Schedule::k1F1B;
-  if (Has(t, "gpipe") || Has(t, "afab")) return Schedule::kGpipe;
-  return std::nullopt;
-}
-
-int64_t InterpretSlices(const PublishedRun& run) {
-  const std::string zero = Lower(run.parallel.zero.value_or(""));
-  const std::string other = Lower(run.parallel.other.value_or(""));
-  const int64_t across = IntegerAfter(zero, "across");
-  if (across > 0 && Has(zero, "slice")) return across;
-  if (Has(other, "dp = number of slices") && run.parallel.dp) return *run.parallel.dp;
-  return 1;
-}
 
 Result<ModelSpec> BuildModel(const PublishedRun& run,
                              std::vector<std::pair<std::string, std::string>>* filled) {

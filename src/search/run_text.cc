@@ -1,0 +1,73 @@
+// Keyword rules for the free-text fields of published runs (precision,
+// recompute, zero, schedule, slices): doc/validation.md, "Stated plan fields".
+#include "search/run_text.h"
+
+#include <string>
+
+#include "search/run_setup.h"
+
+namespace occam::validate {
+
+std::optional<Precision> InterpretPrecision(const std::optional<std::string>& text) {
+  if (!text) return std::nullopt;
+  const std::string t = Lower(*text);
+  if (Has(t, "fp8") || Has(t, "float8")) return Precision::kFp8;
+  return Precision::kBf16;
+}
+
+std::optional<Recompute> InterpretRecompute(const std::optional<std::string>& text) {
+  if (!text) return std::nullopt;
+  const std::string t = Lower(*text);
+  if (t.rfind("none", 0) == 0 || Has(t, "no recompute")) return Recompute::kNone;
+  // MaxText remat policies: "minimal" and "save_dot_except_mlpwi" keep the
+  // matmul outputs and recompute the cheap element-wise parts -> selective.
+  if (Has(t, "selective") || Has(t, "minimal") || Has(t, "save_dot")) return Recompute::kSelective;
+  if (Has(t, "full") || Has(t, "rematerializ")) return Recompute::kFull;
+  return std::nullopt;
+}
+
+std::optional<ZeroSetting> InterpretZero(const std::optional<std::string>& text) {
+  if (!text) return std::nullopt;
+  const std::string t = Lower(*text);
+  ZeroSetting z;
+  if (Has(t, "fsdp=0") || Has(t, "distributed optim") || Has(t, "distributed_optim") ||
+      Has(t, "distributed_fused_adam")) {
+    z.stage = 1;
+    return z;
+  }
+  if (Has(t, "zero-3") || Has(t, "fsdp")) {
+    z.stage = 3;
+    z.shard_group = IntegerAfter(t, "fsdp=");
+    if (z.shard_group == 0) z.shard_group = WayCount(t);
+    return z;
+  }
+  if (Has(t, "zero-2"))
+    z.stage = 2;
+  else if (Has(t, "zero-1"))
+    z.stage = 1;
+  else
+    return std::nullopt;
+  return z;
+}
+
+std::optional<Schedule> InterpretSchedule(const std::optional<std::string>& text) {
+  if (!text) return std::nullopt;
+  const std::string t = Lower(*text);
+  if (Has(t, "no pipeline")) return Schedule::kNone;
+  if (Has(t, "not stated") || Has(t, "not given for")) return std::nullopt;
+  if (Has(t, "interleav")) return Schedule::kInterleaved;
+  if (Has(t, "1f1b")) return Schedule::k1F1B;
+  if (Has(t, "gpipe") || Has(t, "afab")) return Schedule::kGpipe;
+  return std::nullopt;
+}
+
+int64_t InterpretSlices(const PublishedRun& run) {
+  const std::string zero = Lower(run.parallel.zero.value_or(""));
+  const std::string other = Lower(run.parallel.other.value_or(""));
+  const int64_t across = IntegerAfter(zero, "across");
+  if (across > 0 && Has(zero, "slice")) return across;
+  if (Has(other, "dp = number of slices") && run.parallel.dp) return *run.parallel.dp;
+  return 1;
+}
+
+}  // namespace occam::validate
