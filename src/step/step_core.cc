@@ -50,10 +50,17 @@ double StepModel::Impl::Lambda(const PlanSpec& plan) const {
   q.topk_groups = model.moe->topk_groups;
   q.seq_len = job.seq_len;
   const std::lock_guard<std::mutex> lock(lambda_mu);
+  const size_t n = std::min(lambda_memo_size, lambda_memo.size());
+  for (size_t i = 0; i < n; ++i) {
+    const LambdaMemo& e = lambda_memo[i];
+    if (e.ep == q.ep && e.tokens_per_rank == q.tokens_per_rank) return e.lambda;
+  }
   const Result<double> r = lambda_cache.Get(q);
   // The query is valid for every plan that passed ValidatePlan; a failed
   // simulation falls back to balanced routing (stated in the assumptions).
-  return r.ok() ? *r : 1.0;
+  const double lambda = r.ok() ? *r : 1.0;
+  lambda_memo[lambda_memo_size++ % lambda_memo.size()] = {q.ep, q.tokens_per_rank, lambda};
+  return lambda;
 }
 
 }  // namespace occam

@@ -3,6 +3,7 @@
 // Sources: doc/cost-model.md §6.
 #pragma once
 
+#include <array>
 #include <mutex>
 
 #include "occam/cost.h"
@@ -25,6 +26,14 @@ struct StepModel::Impl {
   // simulation (DefaultMoeImbalance); filled on first use, shared by threads.
   mutable std::mutex lambda_mu;
   mutable MoeImbalanceCache lambda_cache;
+  // Memo of final values: a cache hit above still rebuilds the load
+  // statistics (~15 us); the planner asks for few distinct keys.
+  struct LambdaMemo {
+    int64_t ep = 0, tokens_per_rank = 0;
+    double lambda = 1;
+  };
+  mutable std::array<LambdaMemo, 64> lambda_memo{};
+  mutable size_t lambda_memo_size = 0;
   double Lambda(const PlanSpec& plan) const;
 };
 
