@@ -243,6 +243,9 @@ std::string DescribeValue(const json& v) {
     case json::value_t::number_integer:
     case json::value_t::number_unsigned:
     case json::value_t::number_float:
+      // dump() writes NaN and infinities (YAML .nan, .inf) as "null".
+      if (std::isnan(v.get<double>())) return "number .nan";
+      if (std::isinf(v.get<double>())) return v.get<double>() > 0 ? "number .inf" : "number -.inf";
       return "number " + v.dump();
     default:
       return "unsupported value";
@@ -276,7 +279,7 @@ Result<double> AsNumber(const json& v, const std::string& origin, const std::str
   const double d = v.get<double>();
   if (!std::isfinite(d)) {
     return InvalidInput(Prefix(origin) + "key '" + path + "' must be a finite number (got " +
-                        v.dump() + ")");
+                        DescribeValue(v) + ")");
   }
   return d;
 }
