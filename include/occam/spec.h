@@ -166,8 +166,10 @@ enum class Axis { kTp, kCp, kEp, kDp, kPp };
 
 // A parallel layout. String form (ParsePlan/FormatPlan):
 //   "tp=1,pp=16,ep=64,dp=128,zero=1,mbs=1,recompute=none,schedule=1f1b"
-// Expert parallelism folds into the other axes as in Megatron-Core: ep divides
-// dp*cp (experts sharded over a sub-group), so tp*cp*pp*dp == chips.
+// Expert parallelism folds into the other axes as in Megatron-Core (MoE
+// parallel folding, arXiv:2504.14960): the expert layers re-split the
+// tp*cp*dp ranks of a pipeline stage as etp x ep x edp, so ep*etp divides
+// tp*cp*dp and tp*cp*pp*dp == chips.
 struct PlanSpec {
   int64_t tp = 1;
   int64_t cp = 1;

@@ -83,6 +83,20 @@ Status CheckTensorParallel(const ModelSpec& m, const PlanSpec& p) {
   return Status::Ok();
 }
 
+int64_t Gcd(int64_t a, int64_t b) {
+  while (b != 0) {
+    const int64_t r = a % b;
+    a = b;
+    b = r;
+  }
+  return a;
+}
+
+// MoE parallel folding (arXiv:2504.14960 §3): the expert layers lay
+// etp x ep x edp over the same tp*cp*dp ranks the attention layers use.
+// etp | tp is kept although folding does not need it: the step layer costs
+// the expert-tensor-parallel token exchange on the tp group
+// (doc/cost-model.md § 5), which is right only when the etp ranks lie inside it.
 Status CheckExperts(const ModelSpec& m, const PlanSpec& p) {
   if (!m.moe) {
     if (p.ep > 1) return FieldError("ep", "the model is dense (no experts); use ep=1");
@@ -93,16 +107,21 @@ Status CheckExperts(const ModelSpec& m, const PlanSpec& p) {
   if (e.num_experts % p.ep != 0) {
     return FieldError("ep", S(e.num_experts) + " experts are not divisible by ep=" + S(p.ep));
   }
-  if ((p.dp * p.cp) % p.ep != 0) {
-    return FieldError("ep", "ep=" + S(p.ep) + " must divide dp*cp=" + S(p.dp * p.cp) +
-                                " (expert parallelism folds into the data/context ranks)");
-  }
   if (p.tp % p.etp != 0) {
     return FieldError("etp", "etp=" + S(p.etp) + " must divide tp=" + S(p.tp));
   }
   if (e.expert_ffn % p.etp != 0) {
     return FieldError(
         "etp", "expert MLP size " + S(e.expert_ffn) + " is not divisible by etp=" + S(p.etp));
+  }
+  // tp*cp*dp <= chips (CheckChips) and etp | tp, so `ranks` is exact.
+  const int64_t ranks = p.tp * p.cp * p.dp / p.etp;
+  if (ranks % p.ep != 0) {
+    return FieldError("ep", "ep*etp = " + S(p.ep * p.etp) +
+                                " must divide tp*cp*dp = " + S(p.tp * p.cp * p.dp) +
+                                " (expert layers re-split the tp*cp*dp ranks of a pipeline "
+                                "stage as etp x ep x edp); e.g. ep=" +
+                                S(Gcd(e.num_experts, ranks)));
   }
   return Status::Ok();
 }
@@ -163,6 +182,69 @@ Status CheckPipeline(const ModelSpec& m, const PlanSpec& p) {
   return Status::Ok();
 }
 
+// What `schedule` needs of the micro-batch count m on pp stages, or "" when
+// m fits. The same rules as the simulator (src/sim/schedules.cc CheckShape):
+// interleaved m % pp == 0 (Megatron-LM, arXiv:2104.04473 §2.2); ZB-V
+// m >= 2pp - 1 (Qi et al. arXiv:2405.15362); DualPipe even pp, even m and
+// m >= 2pp; DualPipeV m >= 2pp (DeepSeek DualPipe repository README).
+std::string ScheduleNeeds(Schedule s, int64_t pp, int64_t m) {
+  switch (s) {
+    case Schedule::kInterleaved:
+      if (m % pp != 0) return "a micro-batch count that is a multiple of pp=" + S(pp);
+      break;
+    case Schedule::kZbV:
+      if (m < 2 * pp - 1) return "at least 2*pp-1 = " + S(2 * pp - 1) + " micro-batches";
+      break;
+    case Schedule::kDualPipe:
+      if (pp % 2 != 0) return "an even pp (got pp=" + S(pp) + ")";
+      if (m % 2 != 0 || m < 2 * pp) {
+        return "an even micro-batch count of at least 2*pp = " + S(2 * pp);
+      }
+      break;
+    case Schedule::kDualPipeV:
+      if (m < 2 * pp) return "at least 2*pp = " + S(2 * pp) + " micro-batches";
+      break;
+    default:
+      break;
+  }
+  return "";
+}
+
+// The largest micro-batch size (a divisor of the per-replica batch) whose
+// micro-batch count fits the schedule, 0 when none does.
+int64_t FittingMbs(Schedule s, int64_t pp, int64_t per_replica) {
+  int64_t best = 0;
+  for (int64_t d = 1; d <= per_replica / d; ++d) {
+    if (per_replica % d != 0) continue;
+    for (int64_t mbs : {d, per_replica / d}) {
+      if (mbs > best && ScheduleNeeds(s, pp, per_replica / mbs).empty()) best = mbs;
+    }
+  }
+  return best;
+}
+
+// REQUIRES: CheckBatchAndSequence and CheckPipeline passed.
+Status CheckScheduleFit(const JobSpec& j, const PlanSpec& p) {
+  if (p.pp <= 1) return Status::Ok();
+  const int64_t per_replica = j.global_batch_seqs / p.dp;
+  const int64_t m = per_replica / p.mbs;
+  const std::string needs = ScheduleNeeds(p.schedule, p.pp, m);
+  if (needs.empty()) return Status::Ok();
+  const std::string name(ScheduleName(p.schedule));
+  std::string hint;
+  if (p.schedule == Schedule::kDualPipe && p.pp % 2 != 0) {
+    hint = "use an even pp or schedule=dualpipev";
+  } else if (const int64_t mbs = FittingMbs(p.schedule, p.pp, per_replica); mbs > 0) {
+    hint = "use mbs=" + S(mbs) + " (m = " + S(per_replica / mbs) + ") or another schedule";
+  } else {
+    hint = "lower pp or dp, raise the global batch, or use schedule=1f1b";
+  }
+  return FieldError("schedule", name + " needs " + needs +
+                                    ", but m = global_batch_seqs/(dp*mbs) = " +
+                                    S(j.global_batch_seqs) + "/(" + S(p.dp) + "*" + S(p.mbs) +
+                                    ") = " + S(m) + " micro-batches per pipeline; " + hint);
+}
+
 Status CheckOrder(const PlanSpec& p) {
   if (p.order.empty()) return Status::Ok();
   const std::pair<Axis, int64_t> degrees[] = {{Axis::kTp, p.tp},
@@ -193,6 +275,7 @@ Status ValidatePlan(const ModelSpec& model, const ClusterSpec& cluster, const Jo
   OCCAM_RETURN_IF_ERROR(CheckExperts(model, plan));
   OCCAM_RETURN_IF_ERROR(CheckBatchAndSequence(job, plan));
   OCCAM_RETURN_IF_ERROR(CheckPipeline(model, plan));
+  OCCAM_RETURN_IF_ERROR(CheckScheduleFit(job, plan));
   return CheckOrder(plan);
 }
 

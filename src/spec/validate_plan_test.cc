@@ -15,12 +15,12 @@ struct Case {
   JobSpec job;
 };
 
-// DeepSeek-V3 on 2048 H800s with a 15.36M-token batch (arXiv:2412.19437 §3.2,
-// §4.2: 4096 x 3840 sequences; PP16, EP64, DP128 is the published layout).
+// DeepSeek-V3 on 2048 H800s with its final batch of 15360 sequences of 4096
+// tokens (arXiv:2412.19437 §3.2, §4.2; PP16, EP64, DP128 is the published layout).
 Case DeepSeek() {
   Case s{*CatalogModel("deepseek-v3"), *CatalogCluster("h800", 2048), JobSpec{}};
   s.job.seq_len = 4096;
-  s.job.global_batch_seqs = 3840;
+  s.job.global_batch_seqs = 15360;
   return s;
 }
 
@@ -63,7 +63,21 @@ TEST(ValidatePlan, HeadsAndKvHeads) {
 
 TEST(ValidatePlan, Experts) {
   ExpectError(DeepSeek(), "tp=1,pp=16,ep=48,dp=128", "256 experts are not divisible by ep=48");
-  ExpectError(DeepSeek(), "tp=8,pp=16,ep=32,dp=16", "ep=32 must divide dp*cp=16");
+  // Parallel folding (arXiv:2504.14960): ep*etp divides tp*cp*dp, so the
+  // expert group may span the tp ranks (8*16 = 128 ranks per stage here).
+  EXPECT_EQ(Check(DeepSeek(), "tp=8,pp=16,ep=64,dp=16"), "");
+  EXPECT_EQ(Check(DeepSeek(), "tp=8,pp=16,ep=128,dp=16"), "");
+  EXPECT_EQ(Check(DeepSeek(), "tp=8,pp=16,ep=32,etp=4,dp=16"), "");
+  ExpectError(DeepSeek(), "tp=8,pp=16,ep=256,dp=16", "ep*etp = 256 must divide tp*cp*dp = 128");
+  ExpectError(DeepSeek(), "tp=8,pp=16,ep=64,etp=4,dp=16", "ep*etp = 256 must divide");
+  ExpectError(DeepSeek(), "tp=4,pp=16,ep=64,etp=8,dp=32", "etp=8 must divide tp=4");
+  // The hint names an ep that divides the experts and the ranks: 256 and 2*16*3.
+  Case odd = DeepSeek();
+  odd.cluster = *CatalogCluster("h800", 2 * 16 * 3);
+  odd.job.global_batch_seqs = 3 * 64;
+  ExpectError(odd, "tp=2,pp=16,ep=64,dp=3", "plan field 'ep'");
+  ExpectError(odd, "tp=2,pp=16,ep=64,dp=3", "e.g. ep=2");
+  EXPECT_EQ(Check(odd, "tp=2,pp=16,ep=2,dp=3"), "");
   Case dense{*CatalogModel("llama-3.1-8b"), *CatalogCluster("h100", 8), JobSpec{}};
   dense.job.global_batch_seqs = 64;
   ExpectError(dense, "tp=1,dp=8,ep=2", "the model is dense");
@@ -97,6 +111,54 @@ TEST(ValidatePlan, PipelineSchedules) {
   Case deep{*CatalogModel("gpt2-xl"), *CatalogCluster("h100", 64), JobSpec{}};
   deep.job.global_batch_seqs = 64;
   ExpectError(deep, "tp=1,pp=32,vpp=2,dp=2,schedule=interleaved", "exceed the model's 48 layers");
+}
+
+// m = global_batch_seqs / (dp*mbs) micro-batches per pipeline; the rules are
+// the simulator's (src/sim/schedules.cc): interleaved m % pp == 0, zbv
+// m >= 2pp-1, dualpipe even pp, even m, m >= 2pp, dualpipev m >= 2pp.
+TEST(ValidatePlan, ScheduleNeedsEnoughMicroBatches) {
+  Case s = DeepSeek();
+  const int64_t pp = 16, dp = 128;
+  s.job.global_batch_seqs = dp * (2 * pp - 2);  // m = 2pp - 2 = 30: even but too few
+  ExpectError(s, "tp=1,pp=16,ep=64,dp=128,schedule=dualpipe", "plan field 'schedule'");
+  ExpectError(s, "tp=1,pp=16,ep=64,dp=128,schedule=dualpipe", "at least 2*pp = 32");
+  ExpectError(s, "tp=1,pp=16,ep=64,dp=128,schedule=dualpipe", "= 30 micro-batches");
+  ExpectError(s, "tp=1,pp=16,vpp=2,ep=64,dp=128,schedule=dualpipev", "at least 2*pp = 32");
+  ExpectError(s, "tp=1,pp=16,vpp=2,ep=64,dp=128,schedule=zbv", "at least 2*pp-1 = 31");
+  // Schedules without a micro-batch rule run any m >= 1.
+  for (const char* sched : {"gpipe", "1f1b", "zb-h1"}) {
+    EXPECT_EQ(Check(s, std::string("tp=1,pp=16,ep=64,dp=128,schedule=") + sched), "") << sched;
+  }
+  s.job.global_batch_seqs = dp * (2 * pp - 1);  // m = 31 fits zbv but is odd for dualpipe
+  EXPECT_EQ(Check(s, "tp=1,pp=16,vpp=2,ep=64,dp=128,schedule=zbv"), "");
+  ExpectError(s, "tp=1,pp=16,ep=64,dp=128,schedule=dualpipe", "even micro-batch count");
+  s.job.global_batch_seqs = dp * 2 * pp;  // m = 32
+  EXPECT_EQ(Check(s, "tp=1,pp=16,ep=64,dp=128,schedule=dualpipe"), "");
+  EXPECT_EQ(Check(s, "tp=1,pp=16,vpp=2,ep=64,dp=128,schedule=dualpipev"), "");
+  // Interleaved: m = 120 is not a multiple of 16; m = 240 (dp = 64) is.
+  const Case d = DeepSeek();
+  ExpectError(d, "tp=1,pp=16,vpp=2,ep=64,dp=128,schedule=interleaved", "multiple of pp=16");
+  EXPECT_EQ(Check(d, "tp=2,pp=16,vpp=2,ep=64,dp=64,schedule=interleaved"), "");
+}
+
+TEST(ValidatePlan, ScheduleHintNamesAFittingMbs) {
+  // 15360/128 = 120 sequences per replica; mbs=4 gives m = 30 < 32 for
+  // dualpipe. The hinted mbs must make the plan valid.
+  const std::string msg = Check(DeepSeek(), "tp=1,pp=16,ep=64,dp=128,mbs=4,schedule=dualpipe");
+  const size_t at = msg.find("use mbs=");
+  ASSERT_NE(at, std::string::npos) << msg;
+  const int64_t mbs = std::stoll(msg.substr(at + 8));
+  EXPECT_LT(mbs, 4);
+  EXPECT_EQ(Check(DeepSeek(),
+                  "tp=1,pp=16,ep=64,dp=128,mbs=" + std::to_string(mbs) + ",schedule=dualpipe"),
+            "");
+  // No micro-batch size helps an odd pp or a batch too small for the schedule.
+  Case odd{*CatalogModel("llama-3.1-8b"), *CatalogCluster("h100", 24), JobSpec{}};
+  odd.job.global_batch_seqs = 64;
+  ExpectError(odd, "tp=8,pp=3,dp=1,schedule=dualpipe", "use an even pp or schedule=dualpipev");
+  Case small = DeepSeek();
+  small.job.global_batch_seqs = 128 * 8;  // m <= 8 < 32 for any mbs
+  ExpectError(small, "tp=1,pp=16,ep=64,dp=128,schedule=dualpipe", "lower pp or dp");
 }
 
 TEST(ValidatePlan, StageLayers) {
