@@ -99,12 +99,13 @@ std::vector<int64_t> MembersPerTier(const ClusterSpec& cluster, RankGroup group)
 // Placement (Megatron-Core rank layout): the group of each parallel axis when
 // the axes are laid onto the ranks in `order` (innermost first, the first
 // axis varies fastest). Axes absent from `order` are laid outside the listed
-// ones in the default sequence tp, cp, dp, pp. kEp in `order` is accepted and
-// ignored: expert parallelism folds into the dp*cp ranks (ep divides dp*cp)
-// as their innermost sub-group; edp holds the rest. etp does not move ranks.
+// ones in the default sequence tp, cp, dp, pp. MoE parallel folding: the
+// tp*cp*dp ranks of a pipeline stage, in rank order, are re-split innermost
+// first as etp x ep x edp (ep*etp divides tp*cp*dp); kEp listed after kDp in
+// `order` puts edp inside ep instead. See doc/cost-model.md § 5.
 struct AxisGroups {
   RankGroup tp, cp, ep, dp, pp;
-  RankGroup edp;  // expert-data-parallel group (dp*cp / ep ranks holding the same experts)
+  RankGroup edp;  // expert-data-parallel group: tp*cp*dp / (ep*etp) ranks with the same experts
 };
 AxisGroups PlaceAxes(const PlanSpec& plan, const std::vector<Axis>& order);
 // The default order (tp, ep/cp, dp, pp) for this plan; see doc/cost-model.md.

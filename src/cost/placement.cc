@@ -1,10 +1,13 @@
 // Placement of parallel axes onto ranks (Megatron-Core rank layout).
 // Sources: doc/cost-model.md § 5; Megatron-Core parallel_state.py
-// (RankGenerator: order "tp-cp-ep-dp-pp", the first axis varies fastest;
-// expert groups re-split the dp*cp ranks as ep x edp).
+// (RankGenerator: order "tp-cp-ep-dp-pp", the first axis varies fastest);
+// MoE parallel folding (Liu et al. 2025, arXiv:2504.14960 §3; Megatron-Core
+// expert rank generator "tp-ep-dp-pp" with tp = expert-tp): the expert
+// layers re-split the tp*cp*dp ranks of a pipeline stage as etp x ep x edp.
 //
-// Symbols: tp, cp, dp, pp axis sizes; ep expert-parallel size (divides
-// dp*cp); edp = dp*cp / ep.
+// Symbols: tp, cp, dp, pp axis sizes; B = tp*cp*dp ranks of one pipeline
+// stage (the "block"); etp expert-tensor size, ep expert-parallel size
+// (ep*etp divides B); edp = B / (etp*ep).
 #include <algorithm>
 #include <array>
 
@@ -63,6 +66,52 @@ std::array<Axis, 4> DenseOrder(const std::vector<Axis>& order) {
   return seq;
 }
 
+// The tp, cp and dp axes of the block in placement order, innermost first
+// (pp and size-1 axes left out). Position j of the block (0 <= j < B) is the
+// mixed-radix number over these axes; RankOf gives its rank offset.
+struct Block {
+  std::array<RankGroup, 3> axes{};
+  int num = 0;
+  int64_t size = 1;
+
+  int64_t RankOf(int64_t position) const {
+    int64_t rank = 0;
+    for (int i = 0; i < num; ++i) {
+      rank += (position % axes[i].size) * axes[i].stride;
+      position /= axes[i].size;
+    }
+    return rank;
+  }
+  // The group of `n` positions 0, o, 2o, ...: an arithmetic progression of
+  // ranks with the stride of position o. Exact when the block's axes are
+  // adjacent in the order or the group stays inside one axis.
+  RankGroup Group(int64_t n, int64_t o) const {
+    return n > 1 ? RankGroup{n, RankOf(o)} : RankGroup{1, 1};
+  }
+};
+
+Block MakeBlock(const AxisGroups& g, const std::array<Axis, 4>& dense) {
+  Block b;
+  for (Axis a : dense) {
+    const RankGroup r = a == Axis::kTp   ? g.tp
+                        : a == Axis::kCp ? g.cp
+                        : a == Axis::kDp ? g.dp
+                                         : g.pp;
+    if (a == Axis::kPp || r.size <= 1) continue;
+    b.axes[b.num++] = r;
+    b.size *= r.size;
+  }
+  return b;
+}
+
+// True when the user order lists dp before ep (ep outside the expert-data
+// ranks); the default puts ep inside, as Megatron's "tp-cp-ep-dp-pp".
+bool EpOutsideDp(const std::vector<Axis>& order) {
+  const auto ep = std::find(order.begin(), order.end(), Axis::kEp);
+  const auto dp = std::find(order.begin(), order.end(), Axis::kDp);
+  return ep != order.end() && dp < ep;
+}
+
 }  // namespace
 
 std::vector<Axis> DefaultAxisOrder(const PlanSpec& plan) {
@@ -77,16 +126,21 @@ AxisGroups PlaceAxes(const PlanSpec& plan, const std::vector<Axis>& order) {
     *Slot(g, a) = RankGroup{AxisSize(plan, a), stride};
     stride *= AxisSize(plan, a);
   }
-  // Expert groups: the innermost ep ranks of the dp*cp block, edp the rest.
-  // The block is a progression when cp and dp are adjacent in the order (or
-  // one of them is 1); otherwise the groups below are an approximation.
-  const bool cp_inner = g.cp.size > 1 && (g.dp.size == 1 || g.cp.stride < g.dp.stride);
-  const int64_t inner_stride = cp_inner ? g.cp.stride : g.dp.stride;
-  const int64_t block = g.cp.size * g.dp.size;
-  const int64_t ep = std::clamp<int64_t>(AxisSize(plan, Axis::kEp), 1, block);
-  g.ep = ep > 1 ? RankGroup{ep, inner_stride} : RankGroup{1, 1};
-  const int64_t edp = std::max<int64_t>(block / ep, 1);
-  g.edp = edp > 1 ? RankGroup{edp, inner_stride * ep} : RankGroup{1, 1};
+  // Expert groups (MoE parallel folding): the block's positions split
+  // innermost first as etp, then ep, then edp (edp, then ep when the order
+  // lists dp before ep). Degrees are clamped so that unvalidated plans
+  // still give groups inside the block.
+  const Block block = MakeBlock(g, DenseOrder(order));
+  const int64_t etp = std::clamp<int64_t>(plan.etp, 1, block.size);
+  const int64_t ep = std::clamp<int64_t>(AxisSize(plan, Axis::kEp), 1, block.size / etp);
+  const int64_t edp = std::max<int64_t>(block.size / (etp * ep), 1);
+  if (EpOutsideDp(order)) {
+    g.edp = block.Group(edp, etp);
+    g.ep = block.Group(ep, etp * edp);
+  } else {
+    g.ep = block.Group(ep, etp);
+    g.edp = block.Group(edp, etp * ep);
+  }
   return g;
 }
 
