@@ -2,20 +2,24 @@
 """Fit occam's per-chip GEMM calibration on the published runs.
 
 For every chip family (a100, h100, tpu-v5e, tpu-v5p, ...) this grid-searches the
-two parameters of the GEMM efficiency curve eta(t) = gemm_efficiency * t / (t +
-gemm_half_tokens) (doc/cost-model.md section 2) and keeps the pair with the
-smallest median absolute relative error over the family's FITTED runs. Held-out
+three parameters of the GEMM efficiency curve
+eta(t, n) = gemm_efficiency * t / (t + gemm_half_tokens) * n / (n + gemm_half_width)
+(doc/cost-model.md section 2; t rows, n the GEMM's narrowest other dimension) and
+keeps the triple with the smallest median absolute relative error over the family's
+FITTED runs: a coarse grid over all three, then every efficiency and half_tokens
+value near the coarse optimum at its half_width. Held-out
 runs (IsHeldOut: FNV-1a hash of the id = 0 mod 4) are never used by the fit;
 their error is printed separately so that overfitting shows.
 
 Each family's runs depend only on that family's parameters, so one `occam
 validate --json` call evaluates one grid point for every family at once.
 
-Usage: dev/fit_calibration.py [--occam build/occam] [--runs FILE]
+Usage: dev/fit_calibration.py [--occam build/occam] [--runs FILE] [--jobs N]
 Python 3 standard library only. Prints the fitted values; copy them into
 data/calibration.yaml with a comment naming the runs they were fitted on.
 """
 import argparse
+import concurrent.futures
 import json
 import statistics
 import subprocess
@@ -23,6 +27,9 @@ import sys
 
 EFFICIENCIES = [round(0.40 + 0.01 * i, 2) for i in range(56)]  # 0.40 .. 0.95
 HALF_TOKENS = [0, 64, 128, 256, 512, 1024, 2048, 4096, 8192]
+HALF_WIDTHS = [0, 32, 64, 128, 256, 512]
+COARSE_EFFICIENCIES = EFFICIENCIES[::3]
+COARSE_HALF_TOKENS = [0, 256, 1024, 4096]
 # A family is fitted only with at least this many fitted runs; otherwise its
 # prior (the measured GEMM plateau in data/calibration.yaml) stays.
 MIN_RUNS = 3
@@ -57,6 +64,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--occam", default="build/occam")
     ap.add_argument("--runs", default="")
+    ap.add_argument("--jobs", type=int, default=2, help="occam processes at once")
+    ap.add_argument("--around", action="append", default=[], metavar="FAMILY=EFF,HALF",
+                    help="quick refit: only these families, half_tokens kept at HALF, "
+                         "efficiency within +-0.04 of EFF, every half_width")
     args = ap.parse_args()
 
     base = run_occam(args.occam, args.runs, [])
@@ -64,34 +75,81 @@ def main():
     families = sorted(f for f, e in counts.items() if len(e) >= MIN_RUNS)
     for f in sorted(set(counts) - set(families)):
         print(f"{f}: only {len(counts[f])} fitted run(s); keeping its prior", file=sys.stderr)
-    best = {}
-    grid = [(e, h) for h in HALF_TOKENS for e in EFFICIENCIES]
-    for i, (eff, half) in enumerate(grid):
-        overrides = []
-        for f in families:
-            overrides += [(f"{f}.gemm_efficiency", eff), (f"{f}.gemm_half_tokens", half)]
-        runs = run_occam(args.occam, args.runs, overrides)
-        for f, errs in family_errors(runs, False).items():
-            cand = (loss(errs), eff, half)
-            if f not in best or cand[0] < best[f][0]:
-                best[f] = cand
-        if i % 50 == 0:
-            print(f"  grid point {i}/{len(grid)}", file=sys.stderr)
 
+    def search(points, count):
+        """Best (loss, eff, half, width) per family; points(f, j) is family f's
+        (eff, half, width) at grid index j < count (families are independent,
+        so one occam call evaluates index j for all of them)."""
+        best = {}
+
+        def one(j):
+            overrides = []
+            for f in families:
+                eff, half, width = points(f, j)
+                overrides += [(f"{f}.gemm_efficiency", eff), (f"{f}.gemm_half_tokens", half),
+                              (f"{f}.gemm_half_width", width)]
+            return j, run_occam(args.occam, args.runs, overrides)
+
+        with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+            for i, (j, runs) in enumerate(pool.map(one, range(count))):
+                for f, errs in family_errors(runs, False).items():
+                    if f not in families:
+                        continue
+                    cand = (loss(errs),) + points(f, j)
+                    if f not in best or cand < best[f]:
+                        best[f] = cand
+                if i % 50 == 0:
+                    print(f"  grid point {i}/{count}", file=sys.stderr)
+        return best
+
+    if args.around:
+        start = {}
+        for a in args.around:
+            fam, vals = a.split("=")
+            eff, half = vals.split(",")
+            start[fam] = (float(eff), int(half))
+        families = sorted(start)
+        quick = [(d, w) for w in HALF_WIDTHS for d in (-0.04, -0.02, 0, 0.02, 0.04)]
+
+        def quick_point(f, j):
+            d, w = quick[j]
+            return (round(start[f][0] + d, 2), start[f][1], w)
+
+        report(args, base, families, search(quick_point, len(quick)))
+        return
+
+    coarse_grid = [(e, h, w) for w in HALF_WIDTHS for h in COARSE_HALF_TOKENS
+                   for e in COARSE_EFFICIENCIES]
+    coarse = search(lambda f, j: coarse_grid[j], len(coarse_grid))
+    # Fine: efficiency within +-0.03 of the coarse optimum, every half_tokens,
+    # at the coarse half_width.
+    fine_grid = [(d, h) for h in HALF_TOKENS for d in (-0.03, -0.02, -0.01, 0, 0.01, 0.02, 0.03)]
+
+    def fine_point(f, j):
+        d, h = fine_grid[j]
+        return (round(min(max(coarse[f][1] + d, 0.40), 0.95), 2), h, coarse[f][3])
+
+    fine = search(fine_point, len(fine_grid))
+    best = {f: min(coarse[f], fine[f]) for f in families}
+    report(args, base, families, best)
+
+
+def report(args, base, families, best):
     final = []
     for f in families:
-        (med, mean), eff, half = best[f]
-        final += [(f"{f}.gemm_efficiency", eff), (f"{f}.gemm_half_tokens", half)]
+        (med, mean), eff, half, width = best[f]
+        final += [(f"{f}.gemm_efficiency", eff), (f"{f}.gemm_half_tokens", half),
+                  (f"{f}.gemm_half_width", width)]
     runs = run_occam(args.occam, args.runs, final)
     fitted = family_errors(runs, False)
     held = family_errors(runs, True)
     base_fit = family_errors(base, False)
-    print("family      efficiency  half_tokens  fitted runs: median before -> after"
+    print("family      efficiency  half_tokens  half_width  fitted runs: median before -> after"
           "   held-out runs: median after")
     for f in families:
-        (_, _), eff, half = best[f]
+        (_, _), eff, half, width = best[f]
         h = held.get(f, [])
-        print(f"{f:<10}  {eff:10.2f}  {half:11d}  {len(fitted[f]):3d}: "
+        print(f"{f:<10}  {eff:10.2f}  {half:11d}  {width:10d}  {len(fitted[f]):3d}: "
               f"{100 * statistics.median(base_fit[f]):6.1f}% -> "
               f"{100 * statistics.median(fitted[f]):6.1f}%   "
               f"{len(h):3d}: " + (f"{100 * statistics.median(h):6.1f}%" if h else "-"))

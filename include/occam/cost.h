@@ -3,6 +3,7 @@
 // and memory per chip. Symbol legend and sources: doc/cost-model.md §1-3.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -40,6 +41,22 @@ struct GemmWork {
   double flops = 0;    // sum of 2*m*n*k over the group's matmuls, divided by tokens
   double weights = 0;  // weight elements the group reads (one expert for kExperts)
   double io = 0;       // activation elements read + written per token (k + n per matmul)
+  // The group's distinct matmul shapes (equal shapes merged), for the width
+  // term of the GEMM efficiency: small = min(n, k), large = max(n, k); a
+  // parallel split of d ranks divides the larger one (Megatron-LM column /
+  // row parallel layers split the MLP, head or attention width).
+  struct Shape {
+    double small = 0, large = 0, flops = 0;  // flops per token, as above
+  };
+  static constexpr int kMaxShapes = 8;
+  std::array<Shape, kMaxShapes> shapes{};
+  int num_shapes = 0;
+  // Records one matmul [tokens x in] @ [in x out] of 2*in*out FLOPs per token.
+  void AddShape(double in, double out);
+  // Sum over shapes of flops / w(n), w(n) = n / (n + half_width), with
+  // n = min(small, large / split): FLOPs inflated by the width penalty.
+  // Equals `flops` when half_width == 0.
+  double WidthWeightedFlops(double split, double half_width) const;
 };
 
 // Stored-activation sizes of one block per token, in bytes (16-bit tensors,
@@ -116,7 +133,9 @@ double GemmEfficiency(const ChipSpec& chip, double tokens);
 
 // Roofline time of `flops` matmul work over `tokens` rows that reads/writes
 // `bytes`: max(flops / (peak * eta(tokens)), bytes / HBM bandwidth).
-// FP8 uses the chip's fp8 peak (== bf16 peak where it has no FP8 speed-up).
+// FP8 uses the chip's fp8 peak (== bf16 peak where it has no FP8 speed-up)
+// and eta(tokens) * chip.gemm_fp8_ratio (FP8 GEMMs reach a lower fraction of
+// their peak: H100 MAMF 70.9% FP8 vs 80.3% BF16).
 Seconds GemmTime(const ChipSpec& chip, Precision precision, double flops, double tokens,
                  double bytes);
 // Memory-bound op: bytes / HBM bandwidth.

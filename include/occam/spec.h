@@ -96,6 +96,12 @@ struct ChipSpec {
   // GEMM at which half of that plateau is reached.
   double gemm_efficiency = 0.8;
   double gemm_half_tokens = 256;
+  // FP8 GEMM plateau as a fraction of the BF16 one (measured FP8 and BF16
+  // MAMF of the same chip); 1 where FP8 runs on the BF16 path.
+  double gemm_fp8_ratio = 1.0;
+  // GEMM width (smallest non-token dimension, after tp/etp division) at
+  // which half of the plateau is reached; 0 = no width penalty.
+  double gemm_half_width = 0;
 };
 
 // -------------------------------------------------------------- cluster ---

@@ -8,6 +8,8 @@
 // All activation sizes are bytes per token with 16-bit tensors.
 #include "cost/blocks.h"
 
+#include <algorithm>
+
 namespace occam::cost_internal {
 namespace {
 
@@ -18,6 +20,7 @@ int64_t AddMatmul(GemmWork& g, int64_t in, int64_t out, bool bias) {
   g.flops += 2.0 * static_cast<double>(in) * static_cast<double>(out);
   g.weights += static_cast<double>(in) * static_cast<double>(out);
   g.io += static_cast<double>(in + out);
+  g.AddShape(static_cast<double>(in), static_cast<double>(out));
   return in * out + (bias ? out : 0);
 }
 
@@ -159,6 +162,36 @@ BlockWork BuildBlock(const ModelSpec& model, bool moe, double span,
 }  // namespace occam::cost_internal
 
 namespace occam {
+
+void GemmWork::AddShape(double in, double out) {
+  const Shape add{std::min(in, out), std::max(in, out), 2.0 * in * out};
+  for (int i = 0; i < num_shapes; ++i) {
+    Shape& x = shapes[static_cast<size_t>(i)];
+    if (x.small == add.small && x.large == add.large) {
+      x.flops += add.flops;
+      return;
+    }
+  }
+  // Full: the last slot absorbs the FLOPs at its own width (groups here hold
+  // at most five distinct shapes, MLA attention).
+  if (num_shapes == kMaxShapes) {
+    shapes[kMaxShapes - 1].flops += add.flops;
+    return;
+  }
+  shapes[static_cast<size_t>(num_shapes++)] = add;
+}
+
+double GemmWork::WidthWeightedFlops(double split, double half_width) const {
+  if (half_width <= 0 || num_shapes == 0) return flops;
+  // 1 / w(n) = 1 + half_width / n.
+  double f = 0;
+  for (int i = 0; i < num_shapes; ++i) {
+    const Shape& x = shapes[static_cast<size_t>(i)];
+    const double n = std::min(x.small, x.large / split);
+    f += n > 0 ? x.flops * (1.0 + half_width / n) : x.flops;
+  }
+  return f;
+}
 
 double BlockWork::ForwardFlops() const {
   return attn_proj.flops + attn_core.flops + mlp.flops + router.flops + top_k * expert.flops;

@@ -45,5 +45,54 @@ TEST(Compute, Fp8DoublesMatmulPeak) {
               1978.9 / 989.4, 1e-9);
 }
 
+TEST(Compute, Fp8PlateauIsTheMeasuredFractionOfBf16) {
+  // H100 MAMF: FP8 1402.6 TF of 1978.9 (70.9%), BF16 794.5 TF of 989.4 (80.3%).
+  ChipSpec c = H100Like();
+  c.gemm_fp8_ratio = (1402.6 / 1978.9) / (794.5 / 989.4);
+  const double flops = 1e15, t = 1e6;
+  const double bf16 = GemmTime(c, Precision::kBf16, flops, t, 0).value();
+  const double fp8 = GemmTime(c, Precision::kFp8, flops, t, 0).value();
+  // Achieved FP8 / BF16 throughput = 1402.6 / 794.5 at the plateau.
+  EXPECT_NEAR(bf16 / fp8, 1402.6 / 794.5, 1e-3);
+  EXPECT_LT(bf16 / fp8, 1978.9 / 989.4);
+}
+
+// Width term: each matmul's FLOPs count 1 + n_half / n, n = min(small side,
+// large side / split) (eta_w(n) = n / (n + n_half)).
+TEST(Compute, WidthTermPenalisesNarrowGemms) {
+  GemmWork mlp;  // SwiGLU MLP h = 4096, f = 14336: gate, up [h x f], down [f x h]
+  mlp.AddShape(4096, 14336);
+  mlp.AddShape(4096, 14336);
+  mlp.AddShape(14336, 4096);
+  mlp.flops = 3 * 2.0 * 4096 * 14336;
+  ASSERT_EQ(mlp.num_shapes, 1);  // equal shapes merge
+  EXPECT_DOUBLE_EQ(mlp.WidthWeightedFlops(8, 0), mlp.flops);
+  // tp = 8: n = min(4096, 14336 / 8 = 1792) = 1792.
+  EXPECT_DOUBLE_EQ(mlp.WidthWeightedFlops(8, 256), mlp.flops * (1 + 256.0 / 1792));
+  // tp = 1: n = 4096.
+  EXPECT_DOUBLE_EQ(mlp.WidthWeightedFlops(1, 256), mlp.flops * (1 + 256.0 / 4096));
+  // A fine-grained expert (gpt-oss-120b: h = 2880, f_e = 2880) is narrower than a
+  // dense MLP of the same hidden size split 2 ways.
+  GemmWork expert;
+  expert.AddShape(2880, 2880);
+  expert.AddShape(2880, 2880);
+  expert.flops = 2 * 2.0 * 2880 * 2880;
+  EXPECT_DOUBLE_EQ(expert.WidthWeightedFlops(2, 128), expert.flops * (1 + 128.0 / 1440));
+  EXPECT_GT(expert.WidthWeightedFlops(2, 128) / expert.flops,
+            mlp.WidthWeightedFlops(1, 128) / mlp.flops);
+}
+
+TEST(Compute, ShapesBeyondCapacityKeepTheirFlops) {
+  GemmWork g;
+  for (int i = 1; i <= GemmWork::kMaxShapes + 3; ++i) {
+    g.AddShape(64.0 * i, 4096);
+    g.flops += 2.0 * 64.0 * i * 4096;
+  }
+  EXPECT_EQ(g.num_shapes, GemmWork::kMaxShapes);
+  double sum = 0;
+  for (const GemmWork::Shape& s : g.shapes) sum += s.flops;
+  EXPECT_DOUBLE_EQ(sum, g.flops);
+}
+
 }  // namespace
 }  // namespace occam

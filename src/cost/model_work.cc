@@ -81,6 +81,7 @@ ModelWork BuildModelWork(const ModelSpec& model, int64_t seq_len,
   w.head.flops = 2.0 * h * v;
   w.head.weights = h * v;
   w.head.io = h + v;
+  w.head.AddShape(h, v);
   // Final norm (read + write h, 16-bit) and cross-entropy: logits read in
   // 16-bit, fp32 softmax written and read back as the gradient (2 + 4 + 4) V.
   w.head_elementwise_bytes = 4.0 * h + 10.0 * v;
@@ -90,6 +91,7 @@ ModelWork BuildModelWork(const ModelSpec& model, int64_t seq_len,
   w.mtp_proj.flops = 2.0 * (2.0 * h) * h;
   w.mtp_proj.weights = 2.0 * h * h;
   w.mtp_proj.io = 3.0 * h;
+  w.mtp_proj.AddShape(2.0 * h, h);
   CountAll(model, w);
   return w;
 }

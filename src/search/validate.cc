@@ -152,6 +152,7 @@ void ApplyOverrides(const std::vector<CalibrationOverride>& overrides, const std
     if (o.family != family) continue;
     if (o.param == "gemm_efficiency") cluster->chip.gemm_efficiency = o.value;
     if (o.param == "gemm_half_tokens") cluster->chip.gemm_half_tokens = o.value;
+    if (o.param == "gemm_half_width") cluster->chip.gemm_half_width = o.value;
     for (TierSpec& t : cluster->tiers) {
       if (o.param == "efficiency" && t.name == o.tier) t.efficiency = o.value;
     }
@@ -256,8 +257,9 @@ Result<CalibrationOverride> ParseCalibrationOverride(std::string_view text) {
   const std::string t(text);
   const size_t eq = t.find('=');
   const std::string hint =
-      " (expected <family>.gemm_efficiency=V, <family>.gemm_half_tokens=V or "
-      "<family>.<tier>.efficiency=V, e.g. h100.gemm_efficiency=0.72)";
+      " (expected <family>.gemm_efficiency=V, <family>.gemm_half_tokens=V, "
+      "<family>.gemm_half_width=V or <family>.<tier>.efficiency=V, e.g. "
+      "h100.gemm_efficiency=0.72)";
   if (eq == std::string::npos) return InvalidInput("--set '" + t + "': no '='" + hint);
   const std::string key = t.substr(0, eq);
   CalibrationOverride o;
@@ -275,13 +277,15 @@ Result<CalibrationOverride> ParseCalibrationOverride(std::string_view text) {
   o.param = key.substr(last + 1);
   if (dot != last) o.tier = key.substr(dot + 1, last - dot - 1);
   const bool gemm =
-      o.tier.empty() && (o.param == "gemm_efficiency" || o.param == "gemm_half_tokens");
+      o.tier.empty() && (o.param == "gemm_efficiency" || o.param == "gemm_half_tokens" ||
+                         o.param == "gemm_half_width");
   const bool tier = !o.tier.empty() && o.param == "efficiency";
   if (!gemm && !tier) return InvalidInput("--set '" + t + "': unknown parameter" + hint);
-  const bool fraction = o.param != "gemm_half_tokens";
+  const bool fraction = o.param != "gemm_half_tokens" && o.param != "gemm_half_width";
   if (!std::isfinite(o.value) || o.value < 0 || (fraction && (o.value <= 0 || o.value > 1))) {
     return InvalidInput("--set '" + t +
-                        "': out of range (efficiencies in (0, 1], half_tokens >= 0)");
+                        "': out of range (efficiencies in (0, 1], half_tokens and "
+                        "half_width >= 0)");
   }
   return o;
 }

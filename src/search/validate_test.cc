@@ -15,9 +15,9 @@ namespace {
 
 // Gate thresholds (fractions): achieved median / p90 / Korthikanti mean,
 // rounded up. See doc/validation.md § "Results".
-constexpr double kMaxMedianError = 0.085;
-constexpr double kMaxP90Error = 0.38;
-constexpr double kMaxKorthikantiMeanError = 0.14;
+constexpr double kMaxMedianError = 0.065;
+constexpr double kMaxP90Error = 0.34;
+constexpr double kMaxKorthikantiMeanError = 0.095;
 constexpr int64_t kMaxSkipped = 12;
 
 const ValidationReport& Report() {

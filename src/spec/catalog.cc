@@ -138,14 +138,24 @@ Status ApplyCalibration(ChipSpec& chip) {
   OCCAM_ASSIGN_OR_RETURN(Node gemm, root.Object("gemm"));
   auto apply = [&chip](const Node& entry) -> Status {
     OCCAM_RETURN_IF_ERROR(
-        entry.CheckKeys({"efficiency", "efficiency_source", "half_tokens", "half_tokens_source"}));
+        entry.CheckKeys({"efficiency", "efficiency_source", "half_tokens", "half_tokens_source",
+                         "fp8_ratio", "fp8_ratio_source", "half_width", "half_width_source"}));
     if (entry.Has("efficiency") != entry.Has("efficiency_source") ||
-        entry.Has("half_tokens") != entry.Has("half_tokens_source")) {
-      return entry.Error("efficiency", "and half_tokens each need a *_source");
+        entry.Has("half_tokens") != entry.Has("half_tokens_source") ||
+        entry.Has("fp8_ratio") != entry.Has("fp8_ratio_source") ||
+        entry.Has("half_width") != entry.Has("half_width_source")) {
+      return entry.Error("efficiency",
+                         "half_tokens, half_width and fp8_ratio each need a *_source");
     }
     OCCAM_ASSIGN_OR_RETURN(chip.gemm_efficiency, entry.Number("efficiency", chip.gemm_efficiency));
     OCCAM_ASSIGN_OR_RETURN(chip.gemm_half_tokens,
                            entry.Number("half_tokens", chip.gemm_half_tokens));
+    OCCAM_ASSIGN_OR_RETURN(chip.gemm_half_width, entry.Number("half_width", chip.gemm_half_width));
+    if (!(chip.gemm_half_width >= 0)) return entry.Error("half_width", "must be >= 0");
+    OCCAM_ASSIGN_OR_RETURN(chip.gemm_fp8_ratio, entry.Number("fp8_ratio", chip.gemm_fp8_ratio));
+    if (!(chip.gemm_fp8_ratio > 0 && chip.gemm_fp8_ratio <= 1)) {
+      return entry.Error("fp8_ratio", "must be in (0, 1] (FP8 plateau / BF16 plateau)");
+    }
     return Status::Ok();
   };
   OCCAM_ASSIGN_OR_RETURN(Node def, gemm.Object("default"));

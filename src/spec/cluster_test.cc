@@ -71,6 +71,8 @@ TEST(ChipCatalog, CalibrationIsLoaded) {
     const double half = entry.value("half_tokens", fallback["half_tokens"].get<double>());
     EXPECT_DOUBLE_EQ(CatalogChip(key)->gemm_efficiency, eff) << key;
     EXPECT_DOUBLE_EQ(CatalogChip(key)->gemm_half_tokens, half) << key;
+    const double fp8 = entry.value("fp8_ratio", fallback["fp8_ratio"].get<double>());
+    EXPECT_DOUBLE_EQ(CatalogChip(key)->gemm_fp8_ratio, fp8) << key;
   }
 }
 

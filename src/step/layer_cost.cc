@@ -12,10 +12,12 @@ constexpr double kAct = 2.0;  // 16-bit activations
 
 double WeightBytes(const JobSpec& job) { return job.precision == Precision::kFp8 ? 1.0 : 2.0; }
 
-// Time of a GEMM group over `rows` rows (tokens) with work divided by `div`.
-double Gemm(const PlanContext& c, const GemmWork& g, double rows, double div, double weights,
-            double eta_rows, Precision precision) {
-  const double flops = rows * g.flops / div;
+// Time of a GEMM group over `rows` rows (tokens) with work divided by `div`;
+// `split` ranks share its weights (divide the larger matmul dimension: the
+// width term of the GEMM efficiency, doc/cost-model.md §2).
+double Gemm(const PlanContext& c, const GemmWork& g, double rows, double div, double split,
+            double weights, double eta_rows, Precision precision) {
+  const double flops = rows * g.WidthWeightedFlops(split, c.cluster->chip.gemm_half_width) / div;
   const double bytes = weights * WeightBytes(*c.job) + rows * g.io / div * kAct;
   return GemmTime(c.cluster->chip, precision, flops, eta_rows, bytes).value();
 }
@@ -29,18 +31,18 @@ Compute BlockCompute(const PlanContext& c, const BlockWork& b) {
   const double tp = static_cast<double>(p.tp), t = c.tokens;
   const Precision prec = c.job->precision;
   Compute x;
-  x.proj = Gemm(c, b.attn_proj, t, tp, b.attn_proj.weights / tp, t, prec);
+  x.proj = Gemm(c, b.attn_proj, t, tp, tp, b.attn_proj.weights / tp, t, prec);
   // Attention core stays in BF16 (DeepSeek-V3 §3.3.1 keeps it out of FP8).
-  x.core = Gemm(c, b.attn_core, t, tp, 0, t, Precision::kBf16);
-  x.dense = Gemm(c, b.mlp, t, tp, b.mlp.weights / tp, t, prec) +
-            Gemm(c, b.router, t, tp, b.router.weights, t, prec);
+  x.core = Gemm(c, b.attn_core, t, tp, 1, 0, t, Precision::kBf16);
+  x.dense = Gemm(c, b.mlp, t, tp, tp, b.mlp.weights / tp, t, prec) +
+            Gemm(c, b.router, t, tp, 1, b.router.weights, t, prec);
   if (b.top_k > 0) {
     const double e = static_cast<double>(c.model->moe->num_experts);
     const double ep = static_cast<double>(p.ep), etp = static_cast<double>(p.etp);
     // Rows per local expert: T k ep etp / (E tp); the busiest rank gets lambda x.
     const double rows = t * b.top_k / tp;
     const double per_expert = rows * ep * etp / e;
-    x.expert = Gemm(c, b.expert, rows * c.lambda, 1.0, e / ep * b.expert.weights / etp,
+    x.expert = Gemm(c, b.expert, rows * c.lambda, 1.0, etp, e / ep * b.expert.weights / etp,
                     per_expert * c.lambda, prec);
   }
   x.ew = MemoryBoundTime(c.cluster->chip, t * b.elementwise_bytes / tp).value();
@@ -250,7 +252,8 @@ Seg HeadSeg(const PlanContext& c) {
   Seg s;
   const double tp = static_cast<double>(c.plan->tp);
   const ModelWork& w = *c.work;
-  const double g = Gemm(c, w.head, c.tokens, tp, w.head.weights / tp, c.tokens, c.job->precision);
+  const double g =
+      Gemm(c, w.head, c.tokens, tp, tp, w.head.weights / tp, c.tokens, c.job->precision);
   const double ew =
       MemoryBoundTime(c.cluster->chip, c.tokens * w.head_elementwise_bytes / tp).value();
   s.cf = g + ew;
@@ -272,9 +275,9 @@ Seg MtpSeg(const PlanContext& c, const Seg& block) {
   Seg one = block;
   const double tp = static_cast<double>(c.plan->tp);
   const double proj =
-      Gemm(c, w.mtp_proj, c.tokens, tp, w.mtp_proj.weights / tp, c.tokens, c.job->precision);
+      Gemm(c, w.mtp_proj, c.tokens, tp, tp, w.mtp_proj.weights / tp, c.tokens, c.job->precision);
   const double head =
-      Gemm(c, w.head, c.tokens, tp, w.head.weights / tp, c.tokens, c.job->precision) +
+      Gemm(c, w.head, c.tokens, tp, tp, w.head.weights / tp, c.tokens, c.job->precision) +
       MemoryBoundTime(c.cluster->chip, c.tokens * w.head_elementwise_bytes / tp).value();
   one.cf += proj + head;
   one.cb += proj + head;
