@@ -9,35 +9,23 @@
 #include <sstream>
 #include <string>
 
+#include "cli/cli_test_util.h"
+
 namespace {
 
-struct Output {
-  int status = -1;
-  std::string out, err;
-};
+using occam::testing_cli::CliOutput;
+using occam::testing_cli::ReadWholeFile;
+using occam::testing_cli::RunOccam;
+using occam::testing_cli::UniqueTempPath;
 
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-Output RunOccam(const std::string& args) {
-  const std::string dir = ::testing::TempDir();
-  const std::string out = dir + "balance_cli_out.txt", err = dir + "balance_cli_err.txt";
-  const std::string cmd =
-      std::string(OCCAM_BINARY) + " balance " + args + " > " + out + " 2> " + err;
-  const int rc = std::system(cmd.c_str());
-  return {WEXITSTATUS(rc), Slurp(out), Slurp(err)};
-}
+CliOutput RunBalance(const std::string& args) { return RunOccam("balance " + args); }
 
 const std::string kSmall =
     "--experts 64 --topk 4 --groups 8 --topk-groups 2 --ep 8 --steps 40 "
     "--tokens-per-step 256k --skew zipf:1.2 --seed 3";
 
 TEST(BalanceCli, JsonHasDocumentedKeysAndSeries) {
-  const Output o = RunOccam(kSmall + " --json");
+  const CliOutput o = RunBalance(kSmall + " --json");
   ASSERT_EQ(o.status, 0) << o.err;
   const auto j = nlohmann::json::parse(o.out);
   for (const char* key : {"max_vio_batch", "max_vio_global", "rank_load_max_over_mean",
@@ -50,10 +38,10 @@ TEST(BalanceCli, JsonHasDocumentedKeysAndSeries) {
 }
 
 TEST(BalanceCli, CsvHasOneRowPerStep) {
-  const std::string path = ::testing::TempDir() + "balance_series.csv";
-  const Output o = RunOccam(kSmall + " --csv " + path);
+  const std::string path = UniqueTempPath(".csv");
+  const CliOutput o = RunBalance(kSmall + " --csv " + path);
   ASSERT_EQ(o.status, 0) << o.err;
-  const std::string csv = Slurp(path);
+  const std::string csv = ReadWholeFile(path);
   int lines = 0;
   for (char ch : csv) lines += ch == '\n';
   EXPECT_EQ(lines, 41);
@@ -61,19 +49,20 @@ TEST(BalanceCli, CsvHasOneRowPerStep) {
 }
 
 TEST(BalanceCli, SameSeedSameOutput) {
-  EXPECT_EQ(RunOccam(kSmall + " --json").out, RunOccam(kSmall + " --json").out);
+  EXPECT_EQ(RunBalance(kSmall + " --json").out, RunBalance(kSmall + " --json").out);
 }
 
 // Golden text output; OCCAM_UPDATE_GOLDEN=1 rewrites the file.
 TEST(BalanceCli, TextMatchesGolden) {
-  const Output o = RunOccam(kSmall + " --method aux-loss --alpha 0.001");
+  const CliOutput o = RunBalance(kSmall + " --method aux-loss --alpha 0.001");
   ASSERT_EQ(o.status, 0) << o.err;
   const std::string path = std::string(OCCAM_SOURCE_DIR) + "/testdata/golden/balance_aux_loss.txt";
   const char* update = std::getenv("OCCAM_UPDATE_GOLDEN");
   if (update && std::string(update) == "1") {
     std::ofstream(path, std::ios::binary) << o.out;
   }
-  EXPECT_EQ(o.out, Slurp(path)) << "rerun with OCCAM_UPDATE_GOLDEN=1 after a deliberate change";
+  EXPECT_EQ(o.out, ReadWholeFile(path))
+      << "rerun with OCCAM_UPDATE_GOLDEN=1 after a deliberate change";
 }
 
 TEST(BalanceCli, BadInputExitsTwoNamingTheFlag) {
@@ -85,7 +74,7 @@ TEST(BalanceCli, BadInputExitsTwoNamingTheFlag) {
         Case{"--skew pareto:2", "--skew"}, Case{"--tokens-per-step 1Q", "--tokens-per-step"},
         Case{"--groups 8 --topk-groups 9", "--topk-groups"}, Case{"--bias-rate -1", "--bias-rate"},
         Case{"--steps 0", "--steps"}}) {
-    const Output o = RunOccam(c.args);
+    const CliOutput o = RunBalance(c.args);
     EXPECT_EQ(o.status, 2) << c.args;
     EXPECT_NE(o.err.find(c.flag), std::string::npos) << c.args << ": " << o.err;
   }

@@ -1,20 +1,39 @@
-// Placeholder so the CLI test target exists before the first CLI test lands.
+#include "cli/cli_test_util.h"
+
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
-#include <string>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
 
-namespace {
+namespace occam::testing_cli {
 
-TEST(Cli, VersionFlagExitsZero) {
-  const std::string cmd = std::string(OCCAM_BINARY) + " --version > /dev/null 2>&1";
-  EXPECT_EQ(std::system(cmd.c_str()), 0);
+std::string UniqueTempPath(const std::string& suffix) {
+  static std::atomic<int> counter{0};
+  return ::testing::TempDir() + "occam-cli-" + std::to_string(::getpid()) + "-" +
+         std::to_string(counter++) + suffix;
 }
 
-TEST(Cli, UnknownCommandIsBadInput) {
-  const std::string cmd = std::string(OCCAM_BINARY) + " frobnicate > /dev/null 2>&1";
+std::string ReadWholeFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+CliOutput RunOccam(const std::string& args) {
+  const std::string out = UniqueTempPath(".out");
+  const std::string err = UniqueTempPath(".err");
+  const std::string cmd = std::string(OCCAM_BINARY) + " " + args + " > " + out + " 2> " + err;
   const int rc = std::system(cmd.c_str());
-  EXPECT_EQ(WEXITSTATUS(rc), 2);
+  CliOutput o{WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, ReadWholeFile(out), ReadWholeFile(err)};
+  std::remove(out.c_str());
+  std::remove(err.c_str());
+  return o;
 }
 
-}  // namespace
+}  // namespace occam::testing_cli

@@ -10,27 +10,14 @@
 #include <sstream>
 #include <string>
 
+#include "cli/cli_test_util.h"
+
 namespace {
 
-struct Output {
-  int status = -1;
-  std::string out, err;
-};
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-Output RunOccam(const std::string& args) {
-  const std::string dir = ::testing::TempDir();
-  const std::string out = dir + "plan_cli_out.txt", err = dir + "plan_cli_err.txt";
-  const std::string cmd = std::string(OCCAM_BINARY) + " " + args + " > " + out + " 2> " + err;
-  const int rc = std::system(cmd.c_str());
-  return {WEXITSTATUS(rc), Slurp(out), Slurp(err)};
-}
+using occam::testing_cli::CliOutput;
+using occam::testing_cli::ReadWholeFile;
+using occam::testing_cli::RunOccam;
+using occam::testing_cli::UniqueTempPath;
 
 // A small dense case that searches in well under a second.
 const std::string kPlan =
@@ -45,7 +32,7 @@ std::string Stable(const std::string& out) {
 }
 
 TEST(PlanCli, JsonHasTheDocumentedKeys) {
-  const Output o = RunOccam(kPlan + " --json --top 5");
+  const CliOutput o = RunOccam(kPlan + " --json --top 5");
   ASSERT_EQ(o.status, 0) << o.err;
   const auto j = nlohmann::json::parse(o.out);
   for (const char* key :
@@ -67,27 +54,27 @@ TEST(PlanCli, JsonHasTheDocumentedKeys) {
 }
 
 TEST(PlanCli, GoldenJson) {
-  const Output o = RunOccam(kPlan + " --json --threads 1");
+  const CliOutput o = RunOccam(kPlan + " --json --threads 1");
   ASSERT_EQ(o.status, 0) << o.err;
   const std::string golden = std::string(OCCAM_SOURCE_DIR) + "/testdata/golden/plan_llama8b.json";
   if (std::getenv("OCCAM_UPDATE_GOLDEN") != nullptr) {
     std::ofstream(golden, std::ios::binary) << Stable(o.out);
   }
-  EXPECT_EQ(Stable(o.out), Slurp(golden)) << "rerun with OCCAM_UPDATE_GOLDEN=1 to update";
+  EXPECT_EQ(Stable(o.out), ReadWholeFile(golden)) << "rerun with OCCAM_UPDATE_GOLDEN=1 to update";
 }
 
 TEST(PlanCli, ByteIdenticalAcrossThreadCounts) {
-  const Output one = RunOccam(kPlan + " --json --threads 1");
+  const CliOutput one = RunOccam(kPlan + " --json --threads 1");
   ASSERT_EQ(one.status, 0) << one.err;
   for (const char* threads : {"2", "7"}) {
-    const Output many = RunOccam(kPlan + " --json --threads " + threads);
+    const CliOutput many = RunOccam(kPlan + " --json --threads " + threads);
     ASSERT_EQ(many.status, 0) << many.err;
     EXPECT_EQ(Stable(one.out), Stable(many.out)) << threads;
   }
 }
 
 TEST(PlanCli, ConstraintsHold) {
-  const Output o = RunOccam(kPlan + " --json --top 50 --fix \"tp=2,mbs=1\" --no-pp");
+  const CliOutput o = RunOccam(kPlan + " --json --top 50 --fix \"tp=2,mbs=1\" --no-pp");
   ASSERT_EQ(o.status, 0) << o.err;
   const auto j = nlohmann::json::parse(o.out);
   for (const auto& l : j["top"]) {
@@ -97,7 +84,7 @@ TEST(PlanCli, ConstraintsHold) {
   }
   EXPECT_TRUE(j["best_with_pp"].is_null());
   EXPECT_FALSE(j["pp_needed"].get<bool>());
-  const Output m = RunOccam(kPlan + " --json --top 50 --max-tp 2");
+  const CliOutput m = RunOccam(kPlan + " --json --top 50 --max-tp 2");
   ASSERT_EQ(m.status, 0) << m.err;
   for (const auto& l : nlohmann::json::parse(m.out)["top"]) EXPECT_LE(l["tp"].get<int>(), 2);
 }
@@ -110,14 +97,14 @@ TEST(PlanCli, BadInputIsExitTwoNamingTheField) {
        {Bad{"--fix \"ep=x\"", "plan field 'ep'"}, Bad{"--fix \"warp=2\"", "plan field 'warp'"},
         Bad{"--fix \"pp=2\" --no-pp", "--no-pp"}, Bad{"--threads -1", "--threads"},
         Bad{"--simplest-within 2", "--simplest-within"}}) {
-    const Output o = RunOccam(kPlan + " " + b.args);
+    const CliOutput o = RunOccam(kPlan + " " + b.args);
     EXPECT_EQ(o.status, 2) << b.args;
     EXPECT_NE(o.err.find(b.needle), std::string::npos) << o.err;
   }
 }
 
 TEST(PlanCli, TextNamesBestSimplestAndVerdict) {
-  const Output o = RunOccam(kPlan);
+  const CliOutput o = RunOccam(kPlan);
   ASSERT_EQ(o.status, 0) << o.err;
   for (const char* needle : {"best ", "simplest within", "best without PP", "verdict "}) {
     EXPECT_NE(o.out.find(needle), std::string::npos) << needle;
@@ -125,8 +112,8 @@ TEST(PlanCli, TextNamesBestSimplestAndVerdict) {
 }
 
 TEST(SweepCli, CsvHasOneRowPerVariant) {
-  const std::string path = ::testing::TempDir() + "sweep.csv";
-  const Output o = RunOccam(
+  const std::string path = UniqueTempPath(".csv");
+  const CliOutput o = RunOccam(
       "sweep --model llama-3.1-8b --chips 32 --clusters h100,a100 --seq-len 4096 "
       "--global-batch-seqs 64 --vary scale-up-size=4,8 --csv " +
       path + " --json");
@@ -134,12 +121,12 @@ TEST(SweepCli, CsvHasOneRowPerVariant) {
   const auto j = nlohmann::json::parse(o.out);
   ASSERT_EQ(j["rows"].size(), 4u);
   EXPECT_EQ(j["rows"][0]["variant"], "scale-up-size=4");
-  const std::string csv = Slurp(path);
+  const std::string csv = ReadWholeFile(path);
   int lines = 0;
   for (char ch : csv) lines += ch == '\n';
   EXPECT_EQ(lines, 5);
   EXPECT_EQ(csv.rfind("cluster,variant,chips", 0), 0u);
-  const Output bad = RunOccam(
+  const CliOutput bad = RunOccam(
       "sweep --model llama-3.1-8b --chips 32 --clusters h100 "
       "--global-batch-seqs 64 --vary nodes=8");
   EXPECT_EQ(bad.status, 2);

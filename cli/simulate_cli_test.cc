@@ -12,6 +12,8 @@
 #include <sstream>
 #include <string>
 
+#include "cli/cli_test_util.h"
+
 namespace {
 
 struct CliRun {
@@ -72,7 +74,7 @@ TEST(SimulateCli, JsonHasThePerStageKeys) {
 }
 
 TEST(SimulateCli, TraceHasAProcessPerStageAndComputeAndCommThreads) {
-  const std::string path = testing::TempDir() + "/occam_simulate_trace.json";
+  const std::string path = occam::testing_cli::UniqueTempPath(".json");
   const CliRun r = Simulate(
       "--schedule interleaved --stages 4 --vpp 2 --microbatches 8 --fwd-ms 10 "
       "--bwd-ms 20 --p2p-ms 0.5 --trace " +
