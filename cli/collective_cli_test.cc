@@ -56,7 +56,8 @@ TEST(CollectiveCli, H100TwoNodeAllReduceGolden) {
 }
 
 TEST(CollectiveCli, TpuTwoAxesAllGatherGolden) {
-  const CliRun r = Occam("--cluster tpu-v5p --chips 4096 --op all-gather --bytes 512MiB --axes x,y");
+  const CliRun r =
+      Occam("--cluster tpu-v5p --chips 4096 --op all-gather --bytes 512MiB --axes x,y");
   ASSERT_EQ(r.status, 0) << r.out;
   ExpectGolden("collective_tpu_v5p_allgather_xy.txt", r.out);
 }

@@ -17,8 +17,8 @@ Result<std::string> ReadInputFile(const std::string& path) {
   if (ec) return InvalidInput(path + ": cannot read file size: " + ec.message());
   if (static_cast<int64_t>(size) > kMaxInputBytes) {
     return InvalidInput(path + ": file is " + std::to_string(size) +
-                        " bytes; occam reads input files up to " +
-                        std::to_string(kMaxInputBytes) + " bytes (is this the right file?)");
+                        " bytes; occam reads input files up to " + std::to_string(kMaxInputBytes) +
+                        " bytes (is this the right file?)");
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) return InvalidInput(path + ": cannot open file for reading");
@@ -29,8 +29,8 @@ Result<std::string> ReadInputFile(const std::string& path) {
 
 namespace {
 bool LooksLikePath(const std::string& arg) {
-  return arg.find('/') != std::string::npos || arg.ends_with(".json") ||
-         arg.ends_with(".yaml") || arg.ends_with(".yml");
+  return arg.find('/') != std::string::npos || arg.ends_with(".json") || arg.ends_with(".yaml") ||
+         arg.ends_with(".yml");
 }
 }  // namespace
 
@@ -69,8 +69,9 @@ void AddJobFlags(CLI::App& cmd, JobFlags& f) {
   cmd.add_option("--job", f.job_file, "job file (YAML/JSON); flags below override it");
   cmd.add_option("--seq-len", f.seq_len, "sequence length in tokens");
   cmd.add_option("--global-batch-seqs", f.global_batch_seqs, "sequences per optimizer step");
-  cmd.add_option("--global-batch-tokens", f.global_batch_tokens,
-                 "tokens per optimizer step (e.g. 16M = 16*2^20); alternative to --global-batch-seqs");
+  cmd.add_option(
+      "--global-batch-tokens", f.global_batch_tokens,
+      "tokens per optimizer step (e.g. 16M = 16*2^20); alternative to --global-batch-seqs");
   cmd.add_option("--precision", f.precision, "bf16 or fp8");
   cmd.add_option("--balance", f.balance,
                  "MoE balancing: aux-free, aux-loss, global-aux-loss, seq-aux, none");
@@ -90,15 +91,24 @@ Result<double> ParseScaled(const std::string& text, const std::string& what) {
   }
   const std::string suffix = text.substr(pos);
   double k = 1;
-  if (suffix.empty() || suffix == "B") k = 1;
-  else if (suffix == "k" || suffix == "K" || suffix == "KB") k = 1e3;
-  else if (suffix == "M" || suffix == "MB") k = 1e6;
-  else if (suffix == "G" || suffix == "GB") k = 1e9;
-  else if (suffix == "T" || suffix == "TB") k = 1e12;
-  else if (suffix == "KiB") k = 1024.0;
-  else if (suffix == "MiB") k = 1024.0 * 1024;
-  else if (suffix == "GiB") k = 1024.0 * 1024 * 1024;
-  else if (suffix == "TiB") k = 1024.0 * 1024 * 1024 * 1024;
+  if (suffix.empty() || suffix == "B")
+    k = 1;
+  else if (suffix == "k" || suffix == "K" || suffix == "KB")
+    k = 1e3;
+  else if (suffix == "M" || suffix == "MB")
+    k = 1e6;
+  else if (suffix == "G" || suffix == "GB")
+    k = 1e9;
+  else if (suffix == "T" || suffix == "TB")
+    k = 1e12;
+  else if (suffix == "KiB")
+    k = 1024.0;
+  else if (suffix == "MiB")
+    k = 1024.0 * 1024;
+  else if (suffix == "GiB")
+    k = 1024.0 * 1024 * 1024;
+  else if (suffix == "TiB")
+    k = 1024.0 * 1024 * 1024 * 1024;
   else {
     return InvalidInput(what + ": unknown suffix '" + suffix + "' in '" + text +
                         "' (use k, M, G, T, KiB, MiB, GiB, TiB)");
@@ -138,8 +148,8 @@ Result<JobSpec> BuildJob(const JobFlags& f) {
   }
   if (f.global_batch_seqs != 0) job.global_batch_seqs = f.global_batch_seqs;
   if (!f.global_batch_tokens.empty()) {
-    OCCAM_ASSIGN_OR_RETURN(double tokens, ParseTokenCount(f.global_batch_tokens,
-                                                      "--global-batch-tokens"));
+    OCCAM_ASSIGN_OR_RETURN(double tokens,
+                           ParseTokenCount(f.global_batch_tokens, "--global-batch-tokens"));
     if (job.seq_len <= 0) return InvalidInput("--seq-len must be > 0");
     job.global_batch_seqs = static_cast<int64_t>(std::llround(tokens / job.seq_len));
     if (job.global_batch_seqs < 1) {

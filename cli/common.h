@@ -3,10 +3,9 @@
 // into a message and an exit code.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <cstdint>
 #include <string>
-
-#include <CLI/CLI.hpp>
 
 #include "occam/spec.h"
 #include "occam/status.h"

@@ -1,8 +1,7 @@
 // occam: plan and simulate the training of large language models on many
 // accelerators. See README.md and doc/.
-#include <cstdio>
-
 #include <CLI/CLI.hpp>
+#include <cstdio>
 
 #include "cli/commands.h"
 

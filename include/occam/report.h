@@ -44,8 +44,8 @@ std::string CollectiveJson(const ClusterSpec& cluster, const CollectiveQuery& qu
 // What `occam simulate` reports besides the result: the inputs in the
 // user's terms and the defaults it applied.
 struct SimulateReportInfo {
-  std::string source;                    // "uniform stages" or "model deepseek-v3, plan ..."
-  bool activation_known = false;         // peak_activation is in real bytes
+  std::string source;             // "uniform stages" or "model deepseek-v3, plan ..."
+  bool activation_known = false;  // peak_activation is in real bytes
   // Activations of one micro-batch through one stage (L/p layers) in the
   // units of the chunk activations; > 0 adds peaks in these units ("A").
   Bytes stage_activation;

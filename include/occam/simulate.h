@@ -83,6 +83,7 @@ struct PipelineSummary {
   int64_t peak_inflight_microbatches = 0;  // max over devices
   Bytes peak_activation;                   // max over devices
   int64_t parameter_copies = 1;
+  std::vector<Bytes> device_peak_activation;  // per device
 };
 
 // Fast path for the planner: memoises SimulatePipeline by shape. Results

@@ -56,8 +56,8 @@ inline Status Internal(std::string message) {
 template <class T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}                  // NOLINT: implicit by design
-  Result(Status status) : v_(std::move(status)) {}           // NOLINT: implicit by design
+  Result(T value) : v_(std::move(value)) {}         // NOLINT: implicit by design
+  Result(Status status) : v_(std::move(status)) {}  // NOLINT: implicit by design
 
   bool ok() const { return std::holds_alternative<T>(v_); }
   Status status() const { return ok() ? Status::Ok() : std::get<Status>(v_); }
@@ -80,15 +80,15 @@ class [[nodiscard]] Result {
 #define OCCAM_CONCAT_(a, b) OCCAM_CONCAT_INNER_(a, b)
 
 // Returns from the enclosing function if `expr` (a Status) is not ok.
-#define OCCAM_RETURN_IF_ERROR(expr)         \
-  do {                                      \
-    ::occam::Status occam_status_ = (expr); \
+#define OCCAM_RETURN_IF_ERROR(expr)                \
+  do {                                             \
+    ::occam::Status occam_status_ = (expr);        \
     if (!occam_status_.ok()) return occam_status_; \
   } while (0)
 
 // `lhs = value of expr` (a Result<T>), or returns its Status.
-#define OCCAM_ASSIGN_OR_RETURN(lhs, expr)                                    \
-  auto OCCAM_CONCAT_(occam_result_, __LINE__) = (expr);                      \
-  if (!OCCAM_CONCAT_(occam_result_, __LINE__).ok())                          \
-    return OCCAM_CONCAT_(occam_result_, __LINE__).status();                  \
+#define OCCAM_ASSIGN_OR_RETURN(lhs, expr)                   \
+  auto OCCAM_CONCAT_(occam_result_, __LINE__) = (expr);     \
+  if (!OCCAM_CONCAT_(occam_result_, __LINE__).ok())         \
+    return OCCAM_CONCAT_(occam_result_, __LINE__).status(); \
   lhs = std::move(OCCAM_CONCAT_(occam_result_, __LINE__)).value()

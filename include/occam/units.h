@@ -65,8 +65,12 @@ constexpr Bytes operator*(BytesPerSecond r, Seconds t) { return Bytes(r.value() 
 constexpr Bytes operator*(Seconds t, BytesPerSecond r) { return r * t; }
 constexpr Flops operator*(FlopsPerSecond r, Seconds t) { return Flops(r.value() * t.value()); }
 constexpr Flops operator*(Seconds t, FlopsPerSecond r) { return r * t; }
-constexpr BytesPerSecond operator/(Bytes b, Seconds t) { return BytesPerSecond(b.value() / t.value()); }
-constexpr FlopsPerSecond operator/(Flops f, Seconds t) { return FlopsPerSecond(f.value() / t.value()); }
+constexpr BytesPerSecond operator/(Bytes b, Seconds t) {
+  return BytesPerSecond(b.value() / t.value());
+}
+constexpr FlopsPerSecond operator/(Flops f, Seconds t) {
+  return FlopsPerSecond(f.value() / t.value());
+}
 
 // Constructors from the units people write in configs (decimal prefixes, as
 // vendors quote bandwidth and FLOP/s; GiB where binary is meant).

@@ -25,8 +25,8 @@ Estimate Sample() {
   e.memory_capacity = GB(76);
   e.fits = true;
   e.breakdown.push_back(TimeItem{"compute", "", "", Seconds(1.5), Seconds(1.5)});
-  e.breakdown.push_back(TimeItem{"tp all-gather/reduce-scatter", "tp", "nvlink", Seconds(0.5),
-                                 Seconds(0.5)});
+  e.breakdown.push_back(
+      TimeItem{"tp all-gather/reduce-scatter", "tp", "nvlink", Seconds(0.5), Seconds(0.5)});
   e.bottleneck = "compute-bound";
   return e;
 }

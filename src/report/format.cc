@@ -1,7 +1,7 @@
+#include <fmt/format.h>
+
 #include <cmath>
 #include <string>
-
-#include <fmt/format.h>
 
 #include "occam/report.h"
 
