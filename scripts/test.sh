@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh build
 ctest --test-dir build --output-on-failure -j"$(nproc)"
 
-cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DOCCAM_SANITIZE=ON -DOCCAM_BUILD_BENCH=OFF \
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOCCAM_SANITIZE=ON -DOCCAM_BUILD_BENCH=OFF \
   > /dev/null
 cmake --build build-asan -j"$(nproc)"
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
