@@ -60,17 +60,19 @@ std::vector<int64_t> KeyOf(const PipelineConfig& c, Scale s) {
 }
 
 PipelineSummary Summarize(const PipelineResult& r) {
-  PipelineSummary sum{r.makespan, r.bubble_fraction, 0, Bytes(0), r.parameter_copies};
+  PipelineSummary sum{r.makespan, r.bubble_fraction, 0, Bytes(0), r.parameter_copies, {}};
   for (int64_t x : r.peak_inflight_microbatches) {
     sum.peak_inflight_microbatches = std::max(sum.peak_inflight_microbatches, x);
   }
   for (Bytes b : r.peak_activation) sum.peak_activation = Max(sum.peak_activation, b);
+  sum.device_peak_activation = r.peak_activation;
   return sum;
 }
 
 PipelineSummary Rescaled(PipelineSummary sum, double time, double bytes) {
   sum.makespan = sum.makespan * time;
   sum.peak_activation = sum.peak_activation * bytes;
+  for (Bytes& b : sum.device_peak_activation) b = b * bytes;
   return sum;
 }
 

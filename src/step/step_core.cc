@@ -243,6 +243,13 @@ DeviceTimes TimesOf(const Seg& s) {
 
 }  // namespace
 
+CommCost P2pOne(const StepModel::Impl& impl, const PlanContext& c) {
+  const PlanSpec& plan = *c.plan;
+  const double bytes = c.tokens * static_cast<double>(impl.work.hidden) * kAct /
+                       (plan.sp ? static_cast<double>(plan.tp) : 1.0);
+  return Collective(impl.cluster, CollectiveOp::kSendRecv, bytes, c.groups.pp);
+}
+
 CoreResult RunCore(const StepModel::Impl& impl, const PlanSpec& plan) {
   CoreResult out;
   out.ctx = MakeContext(impl, plan);
@@ -294,9 +301,7 @@ CoreResult RunCore(const StepModel::Impl& impl, const PlanSpec& plan) {
   if (plan.pp > 1) {
     // One activation (or its gradient) per chunk boundary per micro-batch;
     // the fill and drain cross S-1 boundaries each way unhidden.
-    const double bytes = c.tokens * static_cast<double>(impl.work.hidden) * kAct /
-                         (plan.sp ? static_cast<double>(plan.tp) : 1.0);
-    const CommCost one = Collective(impl.cluster, CollectiveOp::kSendRecv, bytes, c.groups.pp);
+    const CommCost one = P2pOne(impl, c);
     const double per = static_cast<double>(ChunksPerDevice(plan));
     out.p2p = TailItem{2.0 * out.m * per * one.seconds,
                        2.0 * static_cast<double>(segs.chunks - 1) * one.seconds, one.tier};

@@ -9,6 +9,7 @@
 #include "occam/cost.h"
 #include "occam/simulate.h"
 #include "occam/step.h"
+#include "step/comm.h"
 #include "step/layer_cost.h"
 #include "step/stages.h"
 
@@ -72,6 +73,10 @@ PlanContext MakeContext(const StepModel::Impl& impl, const PlanSpec& plan);
 PlanSegs BuildSegs(const StepModel::Impl& impl, const PlanContext& ctx);
 // Costs of model chunk c (its layers, plus embedding / head / MTP at the ends).
 Seg ChunkSeg(const PlanSegs& segs, const ModelWork& work, int64_t c);
+
+// Send/recv of one activation (or its gradient) between neighbouring
+// chunks: b*s*h*2/(cp*tp) bytes (SP) over the pp group.
+CommCost P2pOne(const StepModel::Impl& impl, const PlanContext& c);
 
 // REQUIRES: the plan is valid for the model, cluster and job.
 CoreResult RunCore(const StepModel::Impl& impl, const PlanSpec& plan);

@@ -4,6 +4,7 @@
 #include <string>
 #include <utility>
 
+#include "step/pipeline_timing.h"
 #include "step/step_core.h"
 
 namespace occam {
@@ -72,28 +73,25 @@ Result<PipelineConfig> StepModel::PipelineFor(const PlanSpec& plan) const {
   OCCAM_RETURN_IF_ERROR(step_internal::CheckPlan(*impl_, plan));
   const step_internal::PlanContext ctx = step_internal::MakeContext(*impl_, plan);
   const step_internal::PlanSegs segs = step_internal::BuildSegs(*impl_, ctx);
-  PipelineConfig config;
-  config.schedule = plan.pp > 1 ? plan.schedule : Schedule::kNone;
-  config.stages = plan.pp;
-  config.vpp = step_internal::ChunksPerDevice(plan);
-  if (plan.schedule == Schedule::kDualPipe) config.vpp = 1;
-  config.microbatches = impl_->job.global_batch_seqs / (plan.dp * plan.mbs);
-  config.require_all_forward_first = impl_->job.balance == BalanceMethod::kGlobalAuxLoss &&
-                                     impl_->model.moe.has_value() && plan.pp > 1;
-  for (int64_t c = 0; c < segs.chunks; ++c) {
-    const step_internal::Seg s = step_internal::ChunkSeg(segs, impl_->work, c);
-    ChunkCost cost;
-    cost.forward = Seconds(s.cf + s.ExposedF());
-    cost.backward_input = Seconds(s.cb + s.ExposedB());
-    cost.backward_weight = Seconds(s.cw);
-    cost.activation = Bytes(s.act + s.act_extra);
-    cost.forward_comm = Seconds(s.ExposedF());
-    cost.backward_comm = Seconds(s.ExposedB());
-    config.chunks.push_back(cost);
+  if (plan.pp <= 1) {
+    PipelineConfig config;
+    config.schedule = Schedule::kNone;
+    config.microbatches = impl_->job.global_batch_seqs / (plan.dp * plan.mbs);
+    const step_internal::Seg s = step_internal::ChunkSeg(segs, impl_->work, 0);
+    config.chunks.push_back(ChunkCost{Seconds(s.cf + s.ExposedF()), Seconds(s.cb + s.ExposedB()),
+                                      Seconds(s.cw), Bytes(s.act + s.act_extra), Seconds(0),
+                                      Seconds(0)});
+    return config;
   }
-  const CoreResult r = RunCore(*impl_, plan);
-  const double boundaries = static_cast<double>(std::max<int64_t>(segs.chunks - 1, 1));
-  config.p2p = Seconds(plan.pp > 1 ? r.p2p.exposed / (2.0 * boundaries) : 0.0);
+  // Chunk costs as step/pipeline_timing.h builds them (communication already
+  // net of DualPipe's overlap, so nothing is hidden twice).
+  const step_internal::PipelinePlan pp = step_internal::BuildPipelinePlan(
+      *impl_, plan, segs, step_internal::P2pOne(*impl_, ctx).seconds);
+  PipelineConfig config = pp.config;
+  // The estimate runs a global-batch aux loss's pipeline as gpipe; here the
+  // simulator checks the plan's own schedule and says why it cannot run.
+  config.schedule = plan.schedule;
+  config.vpp = plan.schedule == Schedule::kDualPipe ? 1 : step_internal::ChunksPerDevice(plan);
   return config;
 }
 

@@ -1,0 +1,58 @@
+// The pipeline part of a step from the simulator (src/sim/, doc/cost-model.md
+// §6 and §7.4): makespan of m micro-batches through the plan's schedule
+// (fill, steady state, drain, p2p transfers) and each device's peak of held
+// activations, memoised by shape in a caller-owned PipelineCache. Not yet
+// used by RunCore (too slow for the planner; doc/cost-model.md §6).
+//
+// Symbols: p pipeline devices (plan.pp), v chunks per device, S model
+// chunks, m micro-batches per step, F/B/W forward, input-gradient and
+// weight-gradient time of one chunk and one micro-batch.
+#pragma once
+
+#include <vector>
+
+#include "occam/simulate.h"
+#include "step/step_core.h"
+
+namespace occam::step_internal {
+
+// Cache-key resolution: every time relative to chunk 0's F and every size
+// relative to chunk 0's activation keeps this many mantissa bits, so plans
+// whose relative costs agree to within 2^-(bits+1) share one simulation.
+// The makespan and the peaks are positively homogeneous and monotone in the
+// durations and sizes (sums and maxima of them), so the relative error of a
+// simulated value is at most 2^-(bits+1) = 0.2%.
+inline constexpr int kPipelineKeyBits = 8;
+
+// Rounds x > 0 to kPipelineKeyBits mantissa bits (nearest, ties up);
+// relative error <= 2^-(kPipelineKeyBits+1). Zero stays zero.
+double QuantizedRelative(double x);
+
+// The plan's pipeline as the simulator takes it, in seconds and bytes. The
+// step's exposed communication is already net of DualPipe's F&B overlap
+// (layer_cost.cc Settle), so nothing is left for the simulator to hide:
+// forward_comm = backward_comm = 0. A global-batch aux loss on an MoE
+// pipeline runs all forwards first: gpipe with the same v (`converted`).
+// REQUIRES: plan.pp > 1 and a valid plan.
+struct PipelinePlan {
+  PipelineConfig config;
+  bool converted = false;  // schedule replaced by gpipe (global-batch aux loss)
+  bool supported = true;   // false: V / DualPipe placement under all-forward-first
+};
+PipelinePlan BuildPipelinePlan(const StepModel::Impl& impl, const PlanSpec& plan,
+                               const PlanSegs& segs, double p2p_seconds);
+
+// What the step takes from one simulation (real units).
+struct PipelineTiming {
+  bool ok = false;      // false: no simulation (unsupported); use the closed forms
+  double makespan = 0;  // seconds
+  std::vector<double> device_peak_bytes;  // per device: held chunk activations at the peak
+};
+
+// Simulates `config` through `cache` with quantized relative costs
+// (reference units: chunk 0's F = 1 s, its activation = 1 B), extrapolating
+// long pipelines in m (see pipeline_timing.cc SummaryAt), and rescales.
+// ok = false when the simulator rejects the config.
+PipelineTiming SimulatedPipeline(PipelineCache& cache, const PipelineConfig& config);
+
+}  // namespace occam::step_internal

@@ -1,0 +1,176 @@
+// The simulated pipeline of a plan: the closed forms agree with the
+// simulator on uniform chunks, and on DeepSeek-V3's uneven chunks the fast
+// path (rounded key, extrapolation in m) agrees with a full simulation of
+// PipelineFor(plan) within the rounding bound.
+#include "step/pipeline_timing.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "cost/test_models.h"
+#include "occam/simulate.h"
+#include "occam/step.h"
+#include "step/stages.h"
+
+namespace occam {
+namespace {
+
+using step_internal::BubbleTime;
+using step_internal::DeviceTimes;
+using step_internal::kPipelineKeyBits;
+using step_internal::QuantizedRelative;
+
+const double kBound = std::ldexp(1.0, -(kPipelineKeyBits + 1));
+
+TEST(QuantizedRelative, WithinTheStatedBound) {
+  for (double x = 1e-3; x < 1e3; x *= 1.0137) {
+    const double q = QuantizedRelative(x);
+    EXPECT_LE(std::abs(q - x), kBound * x) << x;
+    EXPECT_EQ(QuantizedRelative(q), q);  // idempotent: a bucket's centre keys itself
+  }
+  EXPECT_EQ(QuantizedRelative(0.0), 0.0);
+  EXPECT_EQ(QuantizedRelative(1.0), 1.0);
+  // Nearby values share a key.
+  EXPECT_EQ(QuantizedRelative(1.0 + kBound / 4), QuantizedRelative(1.0 - kBound / 4));
+}
+
+PlanSpec Pipe(int64_t p, Schedule s, int64_t v = 1) {
+  PlanSpec plan;
+  plan.pp = p;
+  plan.schedule = s;
+  plan.vpp = v;
+  return plan;
+}
+
+// Uniform chunks, no p2p: the simulator's idle time on the busiest device
+// equals the closed form the step falls back to (stages.cc BubbleTime).
+void ExpectClosedFormEqualsSimulator(Schedule s, int64_t p, int64_t v, int64_t m, double f,
+                                     double b, double w) {
+  SCOPED_TRACE(std::string(ScheduleName(s)));
+  PipelineConfig c;
+  c.schedule = s;
+  c.stages = p;
+  c.vpp = v;
+  c.microbatches = m;
+  c.chunks = {
+      ChunkCost{Seconds(f / v), Seconds(b / v), Seconds(w / v), Bytes(1), Seconds(0), Seconds(0)}};
+  auto r = SimulatePipeline(c);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  const DeviceTimes one{f, b, w};
+  const DeviceTimes all{f * p, b * p, w * p};
+  const double closed = BubbleTime(Pipe(p, s, v), all, one, false);
+  const double simulated = r->makespan.value() - static_cast<double>(m) * (f + b + w);
+  EXPECT_NEAR(simulated, closed, 1e-9 * r->makespan.value());
+}
+
+TEST(PipelineTiming, ClosedFormsEqualTheSimulatorOnUniformChunks) {
+  ExpectClosedFormEqualsSimulator(Schedule::k1F1B, 8, 1, 64, 1.0, 2.0, 0.0);
+  ExpectClosedFormEqualsSimulator(Schedule::kGpipe, 8, 1, 64, 1.0, 2.0, 0.0);
+  ExpectClosedFormEqualsSimulator(Schedule::kInterleaved, 8, 2, 64, 1.0, 2.0, 0.0);
+  ExpectClosedFormEqualsSimulator(Schedule::kZbH1, 8, 1, 64, 1.0, 1.0, 1.0);
+}
+
+TEST(PipelineTiming, ZbVIdlesPMinusOneForwardChunks) {
+  // doc/cost-model.md §7.3: at T_F = T_B = T_W every device idles (p-1) F of
+  // a half-stage chunk, not 0.
+  const int64_t p = 4, m = 16;
+  PipelineConfig c;
+  c.schedule = Schedule::kZbV;
+  c.stages = p;
+  c.vpp = 2;
+  c.microbatches = m;
+  c.chunks = {ChunkCost{Seconds(1), Seconds(1), Seconds(1), Bytes(1), Seconds(0), Seconds(0)}};
+  auto r = SimulatePipeline(c);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_NEAR(r->makespan.value() - 2.0 * m * 3.0, (p - 1) * 1.0, 1e-9);
+}
+
+ClusterSpec TestCluster(int64_t chips) {
+  ClusterSpec c;
+  c.name = "h100-test";
+  c.chip.key = "h100";
+  c.chip.peak_bf16 = TFlops(989.4);
+  c.chip.peak_fp8 = TFlops(1978.9);
+  c.chip.hbm = GB(80);
+  c.chip.hbm_bandwidth = GBps(3350);
+  c.num_chips = chips;
+  TierSpec nvlink{};
+  nvlink.name = "nvlink";
+  nvlink.kind = TierKind::kSwitch;
+  nvlink.size = 8;
+  nvlink.bandwidth = GBps(450);
+  nvlink.latency = Microseconds(3);
+  TierSpec ib{};
+  ib.name = "ib";
+  ib.kind = TierKind::kFatTree;
+  ib.size = chips;
+  ib.bandwidth = GBps(50);
+  ib.latency = Microseconds(10);
+  c.tiers = {nvlink, ib};
+  return c;
+}
+
+// The fast path (quantized relative costs, extrapolation in m, cache) on
+// DeepSeek-V3's uneven chunks against one full simulation of
+// PipelineFor(plan): within the stated rounding bound.
+void ExpectFastPathMatchesFullSimulation(const char* text) {
+  SCOPED_TRACE(text);
+  JobSpec job;
+  job.seq_len = 4096;
+  job.global_batch_seqs = 15360;
+  auto sm = StepModel::Create(testing::DeepSeekV3(), TestCluster(2048), job);
+  ASSERT_TRUE(sm.ok()) << sm.status().message();
+  auto plan = ParsePlan(text);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  auto cfg = sm->PipelineFor(*plan);
+  ASSERT_TRUE(cfg.ok()) << cfg.status().message();
+  auto full = SimulatePipeline(*cfg);
+  ASSERT_TRUE(full.ok()) << full.status().message();
+  PipelineCache cache;
+  const step_internal::PipelineTiming fast = step_internal::SimulatedPipeline(cache, *cfg);
+  ASSERT_TRUE(fast.ok);
+  EXPECT_NEAR(fast.makespan, full->makespan.value(), kBound * full->makespan.value());
+  ASSERT_EQ(fast.device_peak_bytes.size(), full->peak_activation.size());
+  for (size_t d = 0; d < fast.device_peak_bytes.size(); ++d) {
+    const double want = full->peak_activation[d].value();
+    EXPECT_NEAR(fast.device_peak_bytes[d], want, kBound * want) << "device " << d;
+  }
+  // A second plan of the same shape hits the cache.
+  const size_t entries = cache.size();
+  (void)step_internal::SimulatedPipeline(cache, *cfg);
+  EXPECT_EQ(cache.size(), entries);
+}
+
+TEST(PipelineTiming, DeepSeekV3UnevenStagesFastPathEqualsTheSimulator) {
+  // m = 120 micro-batches: extrapolated from three shorter simulations.
+  ExpectFastPathMatchesFullSimulation("tp=1,pp=16,ep=64,dp=128,zero=1,mbs=1,schedule=1f1b");
+  ExpectFastPathMatchesFullSimulation("tp=1,pp=8,ep=64,dp=256,zero=1,mbs=1,schedule=zb-h1");
+  ExpectFastPathMatchesFullSimulation("tp=1,pp=8,ep=64,dp=256,zero=1,mbs=1,schedule=gpipe");
+  ExpectFastPathMatchesFullSimulation(
+      "tp=1,pp=16,ep=64,dp=128,zero=1,mbs=1,vpp=2,schedule=dualpipev");
+}
+
+TEST(PipelineTiming, EvaluateAndQuickAgree) {
+  JobSpec job;
+  job.seq_len = 4096;
+  job.global_batch_seqs = 15360;
+  auto sm = StepModel::Create(testing::DeepSeekV3(), TestCluster(2048), job);
+  ASSERT_TRUE(sm.ok()) << sm.status().message();
+  for (const char* text : {"tp=1,pp=16,ep=64,dp=128,zero=1,mbs=1,schedule=1f1b",
+                           "tp=1,pp=16,ep=64,dp=128,zero=1,mbs=1,vpp=2,schedule=zbv"}) {
+    SCOPED_TRACE(text);
+    auto plan = ParsePlan(text);
+    ASSERT_TRUE(plan.ok());
+    auto e = sm->Evaluate(*plan);
+    ASSERT_TRUE(e.ok()) << e.status().message();
+    const QuickEstimate q = sm->EvaluateQuick(*plan);
+    EXPECT_EQ(q.step_time.value(), e->step_time.value());
+    EXPECT_EQ(q.memory_total.value(), e->memory.total().value());
+  }
+}
+
+}  // namespace
+}  // namespace occam
