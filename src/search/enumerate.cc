@@ -106,11 +106,14 @@ std::vector<ScheduleChoice> ScheduleChoices(int64_t pp, int64_t layers, const Jo
   return out;
 }
 
-std::vector<int64_t> EpChoices(const ModelSpec& model, int64_t dp_cp, const Constraints& c) {
+// MoE parallel folding (doc/cost-model.md § 5): ep*etp divides the
+// tp*cp*dp ranks of a pipeline stage.
+std::vector<int64_t> EpChoices(const ModelSpec& model, int64_t stage_ranks, int64_t etp,
+                               const Constraints& c) {
   if (!model.moe || model.moe->num_experts <= 1) return {c.ep.value_or(1)};
   std::vector<int64_t> out;
   for (int64_t ep : Divisors(model.moe->num_experts, model.moe->num_experts)) {
-    if (dp_cp % ep == 0 && Allows(c.ep, ep)) out.push_back(ep);
+    if (stage_ranks % (ep * etp) == 0 && Allows(c.ep, ep)) out.push_back(ep);
   }
   return out;
 }
@@ -181,7 +184,7 @@ std::vector<Shape> EnumerateShapes(const ModelSpec& model, const ClusterSpec& cl
         if (!Allows(c.pp, pp) || pp > model.num_layers) continue;
         const int64_t dp = n / (tp * cp * pp);
         if (!Allows(c.dp, dp) || job.global_batch_seqs % dp != 0) continue;
-        for (int64_t ep : EpChoices(model, dp * cp, c)) {
+        for (int64_t ep : EpChoices(model, tp * cp * dp, c.etp.value_or(1), c)) {
           for (const auto& s : ScheduleChoices(pp, model.num_layers, job, c)) {
             out.push_back(Shape{tp, cp, pp, dp, ep, c.etp.value_or(1), s.vpp, s.schedule});
           }
@@ -205,7 +208,7 @@ void EnumerateInner(const Shape& shape, const ClusterSpec& cluster, const JobSpe
   OrderChoice orders[3] = {OrderChoice::kDefault};
   int num_orders = 1;
   if (!c.order) {
-    if (shape.ep > 1 && shape.dp * shape.cp / shape.ep > 1) {
+    if (shape.ep > 1 && shape.tp * shape.cp * shape.dp / (shape.ep * shape.etp) > 1) {
       orders[num_orders++] = OrderChoice::kEpOutsideDp;
     }
     if (shape.pp > 1 && shape.dp > 1) orders[num_orders++] = OrderChoice::kPpInsideDp;

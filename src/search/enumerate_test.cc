@@ -21,12 +21,31 @@ TEST(Enumerate, EveryShapeDividesChipsBatchHeadsAndExperts) {
     EXPECT_EQ(j.global_batch_seqs % s.dp, 0);
     EXPECT_EQ(m.attention.num_heads % s.tp, 0);
     EXPECT_EQ(m.moe->num_experts % s.ep, 0);
-    EXPECT_EQ(s.dp * s.cp % s.ep, 0);
+    EXPECT_EQ(s.tp * s.cp * s.dp % (s.ep * s.etp), 0);  // parallel folding
     EXPECT_LE(s.pp * s.vpp, m.num_layers);
     EXPECT_EQ(s.pp == 1, s.schedule == Schedule::kNone);
     schedules.insert(s.schedule);
   }
   EXPECT_EQ(schedules.size(), 8u);  // none + the seven pipeline schedules
+}
+
+TEST(Enumerate, ExpertParallelMaySpanTensorRanks) {
+  // MoE parallel folding (arXiv:2504.14960): ep divides tp*cp*dp, so with
+  // tp = 8 and pp = 8 on 64 chips (dp = 1) every expert count dividing 8
+  // is a choice, although ep > dp*cp.
+  const ModelSpec m = testing::SmallMoe();
+  const ClusterSpec c = testing::SmallCluster(64);
+  const JobSpec j = testing::SmallJob(128);
+  std::set<int64_t> eps;
+  for (const Shape& s : EnumerateShapes(m, c, j, Constraints{})) {
+    if (s.tp == 8 && s.cp == 1 && s.pp == 8) eps.insert(s.ep);
+  }
+  std::set<int64_t> want;
+  for (int64_t ep = 1; ep <= 8; ++ep) {
+    if (8 % ep == 0 && m.moe->num_experts % ep == 0) want.insert(ep);
+  }
+  EXPECT_EQ(eps, want);
+  EXPECT_GT(*eps.rbegin(), 1);
 }
 
 TEST(Enumerate, InnerVariantsDivideTheBatchAndRespectFixedFields) {

@@ -183,11 +183,11 @@ class FakeEvaluator final : public LayoutEvaluator {
     const double tp_pp = static_cast<double>(p.tp * p.pp);
     const double ep_pp = static_cast<double>(p.ep * p.etp * p.pp);
     const double dpcp = static_cast<double>(p.dp * p.cp);
-    // Dense weights shard over the dp*cp ranks, experts over the dp*cp/ep
-    // ranks that hold the same experts.
+    // Dense weights shard over the dp*cp ranks, experts over the
+    // tp*cp*dp/(ep*etp) ranks that hold the same experts (parallel folding).
     const double dense = bounds_.dense_params() / tp_pp;
     const double experts = bounds_.expert_params() / ep_pp;
-    const double edp = dpcp / static_cast<double>(p.ep);
+    const double edp = static_cast<double>(p.tp) * dpcp / static_cast<double>(p.ep * p.etp);
     const double sharded = dense / dpcp + experts / edp;
     const double local = dense + experts;
     double weights = 2.0 * local, grads = 2.0 * local, opt = 12.0 * local;

@@ -66,8 +66,10 @@ Status CheckPlan(const StepModel::Impl& impl, const PlanSpec& plan) {
   if (!impl.model.moe && plan.ep > 1) {
     return Field("ep", fmt::format("ep={} but the model has no experts (use ep=1)", plan.ep));
   }
-  if ((plan.dp * plan.cp) % plan.ep != 0) {
-    return Field("ep", fmt::format("ep={} must divide dp*cp = {}", plan.ep, plan.dp * plan.cp));
+  // MoE parallel folding (doc/cost-model.md § 5): ep*etp divides tp*cp*dp.
+  if ((plan.tp * plan.cp * plan.dp) % (plan.ep * plan.etp) != 0) {
+    return Field("ep", fmt::format("ep*etp = {} must divide tp*cp*dp = {}", plan.ep * plan.etp,
+                                   plan.tp * plan.cp * plan.dp));
   }
   if (impl.job.global_batch_seqs % (plan.dp * plan.mbs) != 0) {
     return Field("mbs", fmt::format("global batch of {} sequences is not divisible by dp*mbs = {}",
