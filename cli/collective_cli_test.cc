@@ -11,59 +11,35 @@
 #include <sstream>
 #include <string>
 
+#include "cli/cli_test_util.h"
+
 namespace {
 
-struct CliRun {
-  int status = -1;
-  std::string out;  // stdout and stderr
-};
+using occam::testing_cli::CliOutput;
+using occam::testing_cli::ExpectGolden;
 
 // Runs `occam collective <args>`; stderr joins stdout unless `json_only`.
-CliRun Occam(const std::string& args, bool json_only = false) {
-  const std::string cmd =
-      std::string(OCCAM_BINARY) + " collective " + args + (json_only ? " 2>/dev/null" : " 2>&1");
-  CliRun r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return r;
-  std::array<char, 4096> buf{};
-  size_t n = 0;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int rc = pclose(p);
-  r.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-  return r;
+CliOutput Occam(const std::string& args, bool json_only = false) {
+  return occam::testing_cli::RunOccamMerged("collective " + args, json_only);
 }
 
-CliRun OccamStdout(const std::string& args) { return Occam(args, true); }
-
-void ExpectGolden(const std::string& name, const std::string& actual) {
-  const std::string path = std::string(OCCAM_SOURCE_DIR) + "/testdata/golden/" + name;
-  const char* update = std::getenv("OCCAM_UPDATE_GOLDEN");
-  if (update != nullptr && std::string(update) == "1") {
-    std::ofstream(path) << actual;
-    return;
-  }
-  std::ifstream in(path);
-  ASSERT_TRUE(in.good()) << path << " missing; run with OCCAM_UPDATE_GOLDEN=1";
-  std::stringstream ss;
-  ss << in.rdbuf();
-  EXPECT_EQ(ss.str(), actual) << "golden " << name << " differs";
-}
+CliOutput OccamStdout(const std::string& args) { return Occam(args, true); }
 
 TEST(CollectiveCli, H100TwoNodeAllReduceGolden) {
-  const CliRun r = Occam("--cluster h100 --chips 16 --op all-reduce --bytes 1GiB --group 0-15");
+  const CliOutput r = Occam("--cluster h100 --chips 16 --op all-reduce --bytes 1GiB --group 0-15");
   ASSERT_EQ(r.status, 0) << r.out;
   ExpectGolden("collective_h100_allreduce.txt", r.out);
 }
 
 TEST(CollectiveCli, TpuTwoAxesAllGatherGolden) {
-  const CliRun r =
+  const CliOutput r =
       Occam("--cluster tpu-v5p --chips 4096 --op all-gather --bytes 512MiB --axes x,y");
   ASSERT_EQ(r.status, 0) << r.out;
   ExpectGolden("collective_tpu_v5p_allgather_xy.txt", r.out);
 }
 
 TEST(CollectiveCli, ExpertAllToAllGolden) {
-  const CliRun r = Occam(
+  const CliOutput r = Occam(
       "--cluster h800 --chips 256 --op all-to-all --bytes 235M --max-nodes 4 --topk 8 "
       "--imbalance 1.3");
   ASSERT_EQ(r.status, 0) << r.out;
@@ -71,7 +47,7 @@ TEST(CollectiveCli, ExpertAllToAllGolden) {
 }
 
 TEST(CollectiveCli, JsonHasTheDocumentedKeys) {
-  const CliRun r = OccamStdout("--cluster h100 --chips 8 --op all-reduce --bytes 1GiB --json");
+  const CliOutput r = OccamStdout("--cluster h100 --chips 8 --op all-reduce --bytes 1GiB --json");
   ASSERT_EQ(r.status, 0) << r.out;
   const auto j = nlohmann::json::parse(r.out);
   for (const char* key : {"time_s", "algbw_gbps", "busbw_gbps", "algorithm", "limiting_tier",
@@ -113,11 +89,12 @@ TEST(CollectiveCli, BadInputExitsTwoWithOneMessage) {
       {"--op send-recv --bytes 1G", "two ranks"},
   };
   for (const auto& [args, needle] : cases) {
-    const CliRun r = Occam(base + args);
+    const CliOutput r = Occam(base + args);
     EXPECT_EQ(r.status, 2) << args << ": " << r.out;
     EXPECT_NE(r.out.find(needle), std::string::npos) << args << ": " << r.out;
   }
-  const CliRun axes = Occam("--cluster tpu-v5p --chips 4096 --op all-gather --bytes 1G --axes x,z");
+  const CliOutput axes =
+      Occam("--cluster tpu-v5p --chips 4096 --op all-gather --bytes 1G --axes x,z");
   EXPECT_EQ(axes.status, 2);
   EXPECT_NE(axes.out.find("not adjacent"), std::string::npos) << axes.out;
 }

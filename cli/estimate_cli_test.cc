@@ -11,40 +11,16 @@
 #include <sstream>
 #include <string>
 
+#include "cli/cli_test_util.h"
+
 namespace {
 
-struct CliRun {
-  int status = -1;
-  std::string out;
-};
+using occam::testing_cli::CliOutput;
+using occam::testing_cli::ExpectGolden;
 
 // Runs `occam estimate <args>`; stderr joins stdout unless `stdout_only`.
-CliRun Estimate(const std::string& args, bool stdout_only = false) {
-  const std::string cmd =
-      std::string(OCCAM_BINARY) + " estimate " + args + (stdout_only ? " 2>/dev/null" : " 2>&1");
-  CliRun r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return r;
-  std::array<char, 4096> buf{};
-  size_t n = 0;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int rc = pclose(p);
-  r.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-  return r;
-}
-
-void ExpectGolden(const std::string& name, const std::string& actual) {
-  const std::string path = std::string(OCCAM_SOURCE_DIR) + "/testdata/golden/" + name;
-  const char* update = std::getenv("OCCAM_UPDATE_GOLDEN");
-  if (update != nullptr && std::string(update) == "1") {
-    std::ofstream(path) << actual;
-    return;
-  }
-  std::ifstream in(path);
-  ASSERT_TRUE(in.good()) << path << " missing; run with OCCAM_UPDATE_GOLDEN=1";
-  std::stringstream ss;
-  ss << in.rdbuf();
-  EXPECT_EQ(ss.str(), actual) << "golden " << name << " differs";
+CliOutput Estimate(const std::string& args, bool stdout_only = false) {
+  return occam::testing_cli::RunOccamMerged("estimate " + args, stdout_only);
 }
 
 const char* kDeepSeek =
@@ -55,13 +31,13 @@ const char* kLlamaTpu =
     "--plan tp=4,dp=64,zero=3,mbs=1,recompute=full";
 
 TEST(EstimateCli, DeepSeekV3OnH800Golden) {
-  const CliRun r = Estimate(kDeepSeek);
+  const CliOutput r = Estimate(kDeepSeek);
   ASSERT_EQ(r.status, 0) << r.out;
   ExpectGolden("estimate_deepseek_v3_h800.txt", r.out);
 }
 
 TEST(EstimateCli, Llama70BOnTpuV5pJsonGolden) {
-  const CliRun r = Estimate(std::string(kLlamaTpu) + " --json", true);
+  const CliOutput r = Estimate(std::string(kLlamaTpu) + " --json", true);
   ASSERT_EQ(r.status, 0) << r.out;
   ExpectGolden("estimate_llama70b_tpu_v5p.json", r.out);
   const auto j = nlohmann::json::parse(r.out);
@@ -77,7 +53,7 @@ TEST(EstimateCli, Llama70BOnTpuV5pJsonGolden) {
 }
 
 TEST(EstimateCli, LayoutThatDoesNotDivideIsBadInput) {
-  const CliRun r = Estimate(
+  const CliOutput r = Estimate(
       "--model llama-3.1-8b --cluster h100 --chips 64 --seq-len 8192 --global-batch-seqs 512 "
       "--plan tp=8,dp=4");
   EXPECT_EQ(r.status, 2) << r.out;
@@ -85,7 +61,7 @@ TEST(EstimateCli, LayoutThatDoesNotDivideIsBadInput) {
 }
 
 TEST(EstimateCli, BatchNotDivisibleByMicroBatchesIsBadInput) {
-  const CliRun r = Estimate(
+  const CliOutput r = Estimate(
       "--model llama-3.1-8b --cluster h100 --chips 64 --seq-len 8192 --global-batch-seqs 100 "
       "--plan tp=8,dp=8,mbs=1");
   EXPECT_EQ(r.status, 2) << r.out;
@@ -93,7 +69,7 @@ TEST(EstimateCli, BatchNotDivisibleByMicroBatchesIsBadInput) {
 }
 
 TEST(EstimateCli, ExpertsOnADenseModelIsBadInput) {
-  const CliRun r = Estimate(
+  const CliOutput r = Estimate(
       "--model llama-3.1-8b --cluster h100 --chips 64 --seq-len 8192 --global-batch-seqs 512 "
       "--plan tp=8,dp=8,ep=2");
   EXPECT_EQ(r.status, 2) << r.out;
@@ -101,7 +77,7 @@ TEST(EstimateCli, ExpertsOnADenseModelIsBadInput) {
 }
 
 TEST(EstimateCli, MissingPlanIsBadInput) {
-  const CliRun r = Estimate("--model llama-3.1-8b --cluster h100 --chips 8");
+  const CliOutput r = Estimate("--model llama-3.1-8b --cluster h100 --chips 8");
   EXPECT_EQ(r.status, 2) << r.out;
 }
 

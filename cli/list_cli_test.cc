@@ -11,53 +11,28 @@
 #include <sstream>
 #include <string>
 
+#include "cli/cli_test_util.h"
 #include "occam/spec.h"
 
 namespace {
 
-struct CliRun {
-  int status = -1;
-  std::string out;
-};
+using occam::testing_cli::CliOutput;
+using occam::testing_cli::ExpectGolden;
 
-CliRun Occam(const std::string& args, bool stdout_only = false) {
-  const std::string cmd =
-      std::string(OCCAM_BINARY) + " list " + args + (stdout_only ? " 2>/dev/null" : " 2>&1");
-  CliRun r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return r;
-  std::array<char, 4096> buf{};
-  size_t n = 0;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int rc = pclose(p);
-  r.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-  return r;
-}
-
-void ExpectGolden(const std::string& name, const std::string& actual) {
-  const std::string path = std::string(OCCAM_SOURCE_DIR) + "/testdata/golden/" + name;
-  const char* update = std::getenv("OCCAM_UPDATE_GOLDEN");
-  if (update != nullptr && std::string(update) == "1") {
-    std::ofstream(path) << actual;
-    return;
-  }
-  std::ifstream in(path);
-  ASSERT_TRUE(in.good()) << path << " missing; run with OCCAM_UPDATE_GOLDEN=1";
-  std::stringstream ss;
-  ss << in.rdbuf();
-  EXPECT_EQ(ss.str(), actual) << "golden " << name << " differs";
+CliOutput Occam(const std::string& args, bool stdout_only = false) {
+  return occam::testing_cli::RunOccamMerged("list " + args, stdout_only);
 }
 
 TEST(ListCli, TextTablesGolden) {
   for (const char* what : {"models", "chips", "clusters"}) {
-    const CliRun r = Occam(what);
+    const CliOutput r = Occam(what);
     ASSERT_EQ(r.status, 0) << r.out;
     ExpectGolden(std::string("list_") + what + ".txt", r.out);
   }
 }
 
 TEST(ListCli, ModelsJsonMatchesTheCatalog) {
-  const CliRun r = Occam("models --json", true);
+  const CliOutput r = Occam("models --json", true);
   ASSERT_EQ(r.status, 0);
   const auto j = nlohmann::json::parse(r.out);
   ASSERT_EQ(j["models"].size(), occam::CatalogModelNames().size());
@@ -76,7 +51,7 @@ TEST(ListCli, ModelsJsonMatchesTheCatalog) {
 }
 
 TEST(ListCli, ChipsAndClustersJson) {
-  const CliRun chips = Occam("chips --json", true);
+  const CliOutput chips = Occam("chips --json", true);
   ASSERT_EQ(chips.status, 0);
   const auto c = nlohmann::json::parse(chips.out);
   ASSERT_EQ(c["chips"].size(), occam::CatalogChipKeys().size());
@@ -85,9 +60,11 @@ TEST(ListCli, ChipsAndClustersJson) {
                             "hbm_gb", "hbm_tbps", "gemm_efficiency", "gemm_half_tokens"}) {
       EXPECT_TRUE(chip.contains(key)) << key;
     }
-    if (chip["key"] == "h100") EXPECT_DOUBLE_EQ(chip["peak_bf16_tflops"].get<double>(), 989.4);
+    if (chip["key"] == "h100") {
+      EXPECT_DOUBLE_EQ(chip["peak_bf16_tflops"].get<double>(), 989.4);
+    }
   }
-  const CliRun clusters = Occam("clusters --json", true);
+  const CliOutput clusters = Occam("clusters --json", true);
   ASSERT_EQ(clusters.status, 0);
   const auto k = nlohmann::json::parse(clusters.out);
   ASSERT_EQ(k["clusters"].size(), occam::CatalogClusterNames().size());
@@ -101,7 +78,7 @@ TEST(ListCli, ChipsAndClustersJson) {
 }
 
 TEST(ListCli, UnknownCategoryIsBadInput) {
-  const CliRun r = Occam("gpus");
+  const CliOutput r = Occam("gpus");
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.out.find("models,chips,clusters"), std::string::npos) << r.out;
   EXPECT_EQ(Occam("").status, 2);

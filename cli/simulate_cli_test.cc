@@ -16,42 +16,17 @@
 
 namespace {
 
-struct CliRun {
-  int status = -1;
-  std::string out;
-};
+using occam::testing_cli::CliOutput;
+using occam::testing_cli::ExpectGolden;
 
 // Runs `occam simulate <args>`; stderr joins stdout unless `stdout_only`.
-CliRun Simulate(const std::string& args, bool stdout_only = false) {
-  const std::string cmd =
-      std::string(OCCAM_BINARY) + " simulate " + args + (stdout_only ? " 2>/dev/null" : " 2>&1");
-  CliRun r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return r;
-  std::array<char, 4096> buf{};
-  size_t n = 0;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int rc = pclose(p);
-  r.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-  return r;
-}
-
-void ExpectGolden(const std::string& name, const std::string& actual) {
-  const std::string path = std::string(OCCAM_SOURCE_DIR) + "/testdata/golden/" + name;
-  const char* update = std::getenv("OCCAM_UPDATE_GOLDEN");
-  if (update != nullptr && std::string(update) == "1") {
-    std::ofstream(path) << actual;
-    return;
-  }
-  std::ifstream in(path);
-  ASSERT_TRUE(in.good()) << path << " missing; run with OCCAM_UPDATE_GOLDEN=1";
-  std::stringstream ss;
-  ss << in.rdbuf();
-  EXPECT_EQ(ss.str(), actual) << "golden " << name << " differs";
+CliOutput Simulate(const std::string& args, bool stdout_only = false) {
+  return occam::testing_cli::RunOccamMerged("simulate " + args, stdout_only);
 }
 
 TEST(SimulateCli, OneFOneBTextGolden) {
-  const CliRun r = Simulate("--schedule 1f1b --stages 4 --microbatches 8 --fwd-ms 10 --bwd-ms 20");
+  const CliOutput r =
+      Simulate("--schedule 1f1b --stages 4 --microbatches 8 --fwd-ms 10 --bwd-ms 20");
   ASSERT_EQ(r.status, 0) << r.out;
   ExpectGolden("simulate_1f1b.txt", r.out);
 }
@@ -59,7 +34,7 @@ TEST(SimulateCli, OneFOneBTextGolden) {
 // 1F1B bubble (p-1)/(m+p-1) of the makespan (arXiv:2104.04473 §2.2).
 TEST(SimulateCli, JsonHasThePerStageKeys) {
   const int p = 4, m = 8;
-  const CliRun r = Simulate(
+  const CliOutput r = Simulate(
       "--schedule 1f1b --stages 4 --microbatches 8 --fwd-ms 10 --bwd-ms 20 "
       "--act 2GB --json",
       true);
@@ -75,7 +50,7 @@ TEST(SimulateCli, JsonHasThePerStageKeys) {
 
 TEST(SimulateCli, TraceHasAProcessPerStageAndComputeAndCommThreads) {
   const std::string path = occam::testing_cli::UniqueTempPath(".json");
-  const CliRun r = Simulate(
+  const CliOutput r = Simulate(
       "--schedule interleaved --stages 4 --vpp 2 --microbatches 8 --fwd-ms 10 "
       "--bwd-ms 20 --p2p-ms 0.5 --trace " +
       path);
@@ -112,7 +87,7 @@ TEST(SimulateCli, TraceHasAProcessPerStageAndComputeAndCommThreads) {
 
 // Model mode: chunk costs from the step layer; one entry per stage.
 TEST(SimulateCli, ModelModeReportsActivationBytesPerStage) {
-  const CliRun r = Simulate(
+  const CliOutput r = Simulate(
       "--model deepseek-v3 --cluster h800 --chips 2048 --plan "
       "\"tp=1,pp=16,ep=64,dp=128,zero=1,mbs=1,recompute=none,schedule=dualpipe\" "
       "--seq-len 4096 --global-batch-seqs 15360 --json",
@@ -128,7 +103,7 @@ TEST(SimulateCli, ModelModeReportsActivationBytesPerStage) {
 }
 
 TEST(SimulateCli, ModelModeGlobalAuxLossRejects1F1B) {
-  const CliRun r = Simulate(
+  const CliOutput r = Simulate(
       "--model deepseek-v3 --cluster h800 --chips 2048 --plan "
       "\"tp=1,pp=16,ep=64,dp=128,zero=1,mbs=1,recompute=none,schedule=1f1b\" "
       "--seq-len 4096 --global-batch-seqs 15360 --balance global-aux-loss");
@@ -159,7 +134,7 @@ TEST(SimulateCli, BadInputIsExitTwoWithAMessage) {
        "uniform"},
   };
   for (const Case& c : cases) {
-    const CliRun r = Simulate(c.args);
+    const CliOutput r = Simulate(c.args);
     EXPECT_EQ(r.status, 2) << c.args << "\n" << r.out;
     EXPECT_NE(r.out.find(c.expect), std::string::npos) << c.args << "\n" << r.out;
   }

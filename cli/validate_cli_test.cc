@@ -9,31 +9,21 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "cli/cli_test_util.h"
+
 namespace {
 
-struct CmdResult {
-  int status = -1;
-  std::string out;
-};
+using occam::testing_cli::CliOutput;
+using occam::testing_cli::ExpectGolden;
 
-CmdResult Occam(const std::string& args, bool stdout_only = false) {
-  const std::string cmd =
-      std::string(OCCAM_BINARY) + " validate " + args + (stdout_only ? " 2>/dev/null" : " 2>&1");
-  CmdResult r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return r;
-  std::array<char, 4096> buf{};
-  size_t n = 0;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int rc = pclose(p);
-  r.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-  return r;
+CliOutput Occam(const std::string& args, bool stdout_only = false) {
+  return occam::testing_cli::RunOccamMerged("validate " + args, stdout_only);
 }
 
 std::string Data(const std::string& rel) { return std::string(OCCAM_SOURCE_DIR) + "/" + rel; }
 
 TEST(ValidateCli, BundledRunsJsonHasEveryRunAndTheSummary) {
-  const CmdResult r = Occam("--json", true);
+  const CliOutput r = Occam("--json", true);
   ASSERT_EQ(r.status, 0) << r.out;
   const auto j = nlohmann::json::parse(r.out);
   ASSERT_TRUE(j["runs"].is_array());
@@ -53,7 +43,7 @@ TEST(ValidateCli, BundledRunsJsonHasEveryRunAndTheSummary) {
 }
 
 TEST(ValidateCli, UserRunFileWithRelativeErrorAndSkippedReason) {
-  const CmdResult r = Occam("--runs " + Data("testdata/runs/three_runs.json") + " --json", true);
+  const CliOutput r = Occam("--runs " + Data("testdata/runs/three_runs.json") + " --json", true);
   ASSERT_EQ(r.status, 0) << r.out;
   const auto j = nlohmann::json::parse(r.out);
   ASSERT_EQ(j["runs"].size(), 3u);
@@ -73,7 +63,7 @@ TEST(ValidateCli, UserRunFileWithRelativeErrorAndSkippedReason) {
 }
 
 TEST(ValidateCli, TextOutputListsRunsSkippedAndSummary) {
-  const CmdResult r = Occam("--runs " + Data("testdata/runs/three_runs.json") + " --verbose");
+  const CliOutput r = Occam("--runs " + Data("testdata/runs/three_runs.json") + " --verbose");
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("korthikanti2022_175B_selective_sp"), std::string::npos);
   EXPECT_NE(r.out.find("skipped"), std::string::npos);
@@ -84,14 +74,14 @@ TEST(ValidateCli, TextOutputListsRunsSkippedAndSummary) {
 
 TEST(ValidateCli, BadRunFileNamesKeyPathAndExitsTwo) {
   const std::string path = Data("testdata/bad/runs_tp_string.json");
-  const CmdResult r = Occam("--runs " + path);
+  const CliOutput r = Occam("--runs " + path);
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.out.find("[0].parallel.tp must be an integer or null"), std::string::npos) << r.out;
 }
 
 TEST(ValidateCli, MissingFileAndBadOverrideExitTwo) {
   EXPECT_EQ(Occam("--runs /nonexistent/runs.json").status, 2);
-  const CmdResult r = Occam("--set h100.speed=3");
+  const CliOutput r = Occam("--set h100.speed=3");
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.out.find("--set"), std::string::npos);
   EXPECT_EQ(Occam("--set h100.gemm_efficiency=2").status, 2);
