@@ -86,7 +86,8 @@ TEST(PlanCli, ConstraintsHold) {
   EXPECT_FALSE(j["pp_needed"].get<bool>());
   const CliOutput m = RunOccam(kPlan + " --json --top 50 --max-tp 2");
   ASSERT_EQ(m.status, 0) << m.err;
-  for (const auto& l : nlohmann::json::parse(m.out)["top"]) EXPECT_LE(l["tp"].get<int>(), 2);
+  const auto mj = nlohmann::json::parse(m.out);
+  for (const auto& l : mj.at("top")) EXPECT_LE(l["tp"].get<int>(), 2);
 }
 
 TEST(PlanCli, BadInputIsExitTwoNamingTheField) {
