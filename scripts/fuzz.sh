@@ -37,7 +37,7 @@ for t in "${TARGETS[@]}"; do
   mkdir -p "$work"
   # shellcheck disable=SC2046
   if ! ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-      "$BUILD/fuzz/$t" -max_total_time="$per" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+      "$BUILD/fuzz/$t" -seed=1 -max_total_time="$per" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
       -print_final_stats=1 -artifact_prefix="$BUILD/artifacts/$name-" \
       "$work" $(seeds_for "$name") > "$BUILD/$name.log" 2>&1; then
     echo "fuzz.sh: $t FAILED; see $BUILD/$name.log and $BUILD/artifacts/" >&2
