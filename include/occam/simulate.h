@@ -56,7 +56,7 @@ struct PipelineConfig {
 
 struct TimelineEvent {
   int64_t device = 0;
-  int stream = 0;  // 0 = compute, 1 = send, 2 = recv
+  int stream = 0;    // 0 = compute, 1 = send, 2 = recv
   std::string name;  // "F3.1" (forward, micro-batch 3, chunk 1), "B..", "W..", "send .."
   Seconds start;
   Seconds end;
@@ -64,7 +64,7 @@ struct TimelineEvent {
 
 struct PipelineResult {
   Seconds makespan;
-  double bubble_fraction = 0;  // idle / makespan on the busiest device
+  double bubble_fraction = 0;                       // idle / makespan on the busiest device
   std::vector<int64_t> peak_inflight_microbatches;  // per device
   std::vector<Bytes> peak_activation;               // per device
   int64_t parameter_copies = 1;                     // 2 for DualPipe
@@ -150,9 +150,9 @@ struct BalanceConfig {
   // group routes ep * tokens_per_rank tokens, and the straggler factor is
   // measured at that granularity.
   int64_t tokens_per_rank = 4096;
-  double zipf_s = 1.0;   // popularity skew of the affinity generator (0 = uniform)
-  double drift = 0.01;   // per-step drift of popularity (logits, random walk)
-  double lm_stiffness = 1e-6;  // kappa, nats per token per logit^2 (see §8.3)
+  double zipf_s = 1.0;           // popularity skew of the affinity generator (0 = uniform)
+  double drift = 0.01;           // per-step drift of popularity (logits, random walk)
+  double lm_stiffness = 1e-6;    // kappa, nats per token per logit^2 (see §8.3)
   int64_t sample_tokens = 1024;  // routed tokens per simulated step
   uint64_t seed = 1;
 };
@@ -169,7 +169,7 @@ struct BalanceStep {
 struct BalanceResult {
   double max_vio_batch = 0;        // mean over the last 10% of steps
   double max_vio_batch_first = 0;  // mean over the first 10% of steps
-  double max_vio_global = 0;  // over all tokens of all steps
+  double max_vio_global = 0;       // over all tokens of all steps
   // Over the tokens of the last 10% of steps: the trained router's long-run
   // balance, comparable to Wang et al. Table 2 (measured on validation data).
   double max_vio_global_final = 0;
