@@ -92,6 +92,24 @@ Status ReadLlamaLike(const Node& n, std::string_view type, ModelSpec& m) {
   return ReadSliding(n, m.num_layers, type, a);
 }
 
+// The routed-expert fields DeepseekV3Config and Glm4MoeConfig share
+// (transformers configuration_deepseek_v3.py, configuration_glm4_moe.py):
+// the shared experts have the routed experts' width; a missing
+// moe_layer_freq means every layer past first_k_dense_replace is MoE.
+Result<MoeSpec> ReadRoutedMoe(const Node& n) {
+  MoeSpec moe;
+  OCCAM_ASSIGN_OR_RETURN(moe.num_experts, IntAtLeast(n, "n_routed_experts", 1));
+  OCCAM_ASSIGN_OR_RETURN(moe.top_k, IntAtLeast(n, "num_experts_per_tok", 1));
+  OCCAM_ASSIGN_OR_RETURN(moe.num_shared_experts, IntAtLeast(n, "n_shared_experts", 0, 0));
+  OCCAM_ASSIGN_OR_RETURN(moe.expert_ffn, IntAtLeast(n, "moe_intermediate_size", 1));
+  moe.shared_expert_ffn = moe.num_shared_experts > 0 ? moe.expert_ffn : 0;
+  OCCAM_ASSIGN_OR_RETURN(moe.first_k_dense, IntAtLeast(n, "first_k_dense_replace", 0, 0));
+  OCCAM_ASSIGN_OR_RETURN(moe.layer_freq, IntAtLeast(n, "moe_layer_freq", 1, 1));
+  OCCAM_ASSIGN_OR_RETURN(moe.num_groups, IntAtLeast(n, "n_group", 1, 1));
+  OCCAM_ASSIGN_OR_RETURN(moe.topk_groups, IntAtLeast(n, "topk_group", 1, 1));
+  return moe;
+}
+
 // DeepSeek-V2/V3 and Kimi K2 (DeepseekV3Config field names).
 Status ReadDeepSeekHf(const Node& n, ModelSpec& m) {
   OCCAM_ASSIGN_OR_RETURN(m.num_layers, IntAtLeast(n, "num_hidden_layers", 1));
@@ -114,17 +132,7 @@ Status ReadDeepSeekHf(const Node& n, ModelSpec& m) {
   OCCAM_ASSIGN_OR_RETURN(m.tied_embeddings, n.Bool("tie_word_embeddings", false));
   OCCAM_ASSIGN_OR_RETURN(m.mtp_layers, IntAtLeast(n, "num_nextn_predict_layers", 0, 0));
   if (!n.Has("n_routed_experts")) return Status::Ok();  // a dense DeepSeek variant
-  MoeSpec moe;
-  OCCAM_ASSIGN_OR_RETURN(moe.num_experts, IntAtLeast(n, "n_routed_experts", 1));
-  OCCAM_ASSIGN_OR_RETURN(moe.top_k, IntAtLeast(n, "num_experts_per_tok", 1));
-  OCCAM_ASSIGN_OR_RETURN(moe.num_shared_experts, IntAtLeast(n, "n_shared_experts", 0, 0));
-  OCCAM_ASSIGN_OR_RETURN(moe.expert_ffn, IntAtLeast(n, "moe_intermediate_size", 1));
-  moe.shared_expert_ffn = moe.num_shared_experts > 0 ? moe.expert_ffn : 0;
-  OCCAM_ASSIGN_OR_RETURN(moe.first_k_dense, IntAtLeast(n, "first_k_dense_replace", 0, 0));
-  OCCAM_ASSIGN_OR_RETURN(moe.layer_freq, IntAtLeast(n, "moe_layer_freq", 1, 1));
-  OCCAM_ASSIGN_OR_RETURN(moe.num_groups, IntAtLeast(n, "n_group", 1, 1));
-  OCCAM_ASSIGN_OR_RETURN(moe.topk_groups, IntAtLeast(n, "topk_group", 1, 1));
-  m.moe = moe;
+  OCCAM_ASSIGN_OR_RETURN(m.moe, ReadRoutedMoe(n));
   return Status::Ok();
 }
 
@@ -155,16 +163,7 @@ Status ReadGptOss(const Node& n, ModelSpec& m) {
 // GLM-4.5: q/k/v bias from attention_bias, no o_proj bias (modeling_glm4_moe.py).
 Status ReadGlm4Moe(const Node& n, ModelSpec& m) {
   m.attention.out_bias = false;
-  MoeSpec moe;
-  OCCAM_ASSIGN_OR_RETURN(moe.num_experts, IntAtLeast(n, "n_routed_experts", 1));
-  OCCAM_ASSIGN_OR_RETURN(moe.top_k, IntAtLeast(n, "num_experts_per_tok", 1));
-  OCCAM_ASSIGN_OR_RETURN(moe.num_shared_experts, IntAtLeast(n, "n_shared_experts", 0, 0));
-  OCCAM_ASSIGN_OR_RETURN(moe.expert_ffn, IntAtLeast(n, "moe_intermediate_size", 1));
-  moe.shared_expert_ffn = moe.num_shared_experts > 0 ? moe.expert_ffn : 0;
-  OCCAM_ASSIGN_OR_RETURN(moe.first_k_dense, IntAtLeast(n, "first_k_dense_replace", 0, 0));
-  OCCAM_ASSIGN_OR_RETURN(moe.num_groups, IntAtLeast(n, "n_group", 1, 1));
-  OCCAM_ASSIGN_OR_RETURN(moe.topk_groups, IntAtLeast(n, "topk_group", 1, 1));
-  m.moe = moe;
+  OCCAM_ASSIGN_OR_RETURN(m.moe, ReadRoutedMoe(n));
   OCCAM_ASSIGN_OR_RETURN(m.mtp_layers, IntAtLeast(n, "num_nextn_predict_layers", 0, 0));
   return Status::Ok();
 }
