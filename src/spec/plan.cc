@@ -10,7 +10,8 @@ namespace occam {
 namespace {
 
 constexpr std::string_view kPlanFields =
-    "tp, cp, pp, vpp, dp, ep, etp, zero, hsdp, mbs, recompute, schedule, sp, order, stages";
+    "tp, cp, pp, vpp, dp, ep, etp, zero, hsdp, mbs, recompute, schedule, sp, a2a_overlap, order, "
+    "stages";
 
 Status FieldError(std::string_view field, const std::string& what) {
   return InvalidInput("plan field '" + std::string(field) + "': " + what);
@@ -96,6 +97,18 @@ Status ParseStages(std::string_view value, PlanSpec& plan) {
   return Status::Ok();
 }
 
+// "1"/"true" or "0"/"false".
+Status ParseBool(std::string_view field, std::string_view value, bool& out) {
+  if (value == "true" || value == "1") {
+    out = true;
+  } else if (value == "false" || value == "0") {
+    out = false;
+  } else {
+    return FieldError(field, "'" + std::string(value) + "' is not true or false (or 1 or 0)");
+  }
+  return Status::Ok();
+}
+
 Status ApplyField(std::string_view key, std::string_view value, PlanSpec& plan) {
   auto count = [&](int64_t& out, int64_t min) -> Status {
     OCCAM_ASSIGN_OR_RETURN(out, ParseCount(key, value, min));
@@ -133,15 +146,8 @@ Status ApplyField(std::string_view key, std::string_view value, PlanSpec& plan) 
     plan.schedule = *s;
     return Status::Ok();
   }
-  if (key == "sp") {
-    if (value == "true" || value == "1")
-      plan.sp = true;
-    else if (value == "false" || value == "0")
-      plan.sp = false;
-    else
-      return FieldError(key, "'" + std::string(value) + "' is not true or false");
-    return Status::Ok();
-  }
+  if (key == "sp") return ParseBool(key, value, plan.sp);
+  if (key == "a2a_overlap") return ParseBool(key, value, plan.a2a_overlap);
   if (key == "order") return ParseOrder(value, plan);
   if (key == "stages") return ParseStages(value, plan);
   return FieldError(key, "unknown field (known: " + std::string(kPlanFields) + ")");
@@ -195,6 +201,7 @@ std::string FormatPlan(const PlanSpec& p) {
   s += ",recompute=" + std::string(RecomputeName(p.recompute));
   s += ",schedule=" + std::string(ScheduleName(p.schedule));
   if (!p.sp) s += ",sp=false";
+  if (p.a2a_overlap) s += ",a2a_overlap=1";
   if (!p.order.empty()) {
     s += ",order=";
     for (size_t i = 0; i < p.order.size(); ++i) {

@@ -26,6 +26,25 @@ TEST(Plan, FormatRoundTrips) {
   EXPECT_EQ(FormatPlan(*plan), text);
 }
 
+TEST(Plan, A2aOverlapIsOffByDefaultAndPrintedOnlyWhenOn) {
+  auto off = ParsePlan("tp=8,dp=4,ep=4");
+  ASSERT_TRUE(off.ok());
+  EXPECT_FALSE(off->a2a_overlap);
+  EXPECT_EQ(FormatPlan(*off).find("a2a_overlap"), std::string::npos);
+  for (const char* on : {"a2a_overlap=1", "a2a_overlap=true"}) {
+    auto plan = ParsePlan(std::string("tp=8,dp=4,ep=4,") + on);
+    ASSERT_TRUE(plan.ok()) << plan.status().message();
+    EXPECT_TRUE(plan->a2a_overlap);
+    const std::string text = FormatPlan(*plan);
+    EXPECT_NE(text.find(",a2a_overlap=1"), std::string::npos) << text;
+    EXPECT_EQ(FormatPlan(*ParsePlan(text)), text);
+  }
+  EXPECT_FALSE(ParsePlan("tp=8,dp=4,a2a_overlap=0")->a2a_overlap);
+  auto bad = ParsePlan("tp=8,dp=4,a2a_overlap=yes");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("plan field 'a2a_overlap'"), std::string::npos);
+}
+
 TEST(Plan, DefaultScheduleFollowsPp) {
   EXPECT_EQ(ParsePlan("tp=8,dp=4")->schedule, Schedule::kNone);
   EXPECT_EQ(ParsePlan("pp=4,dp=4")->schedule, Schedule::k1F1B);

@@ -5,7 +5,8 @@
 // the MLP, micro-batches split the per-replica batch, interleaving places v
 // chunks per rank); Megatron-Core context parallelism (sequence split into
 // 2*cp chunks for causal load balance); MoE parallel folding as stated in
-// spec.h (ep divides dp*cp); ZB-V and DualPipeV (two chunks per rank).
+// spec.h (ep divides dp*cp); ZB-V and DualPipeV (two chunks per rank);
+// Megatron-Core combined 1F1B for a2a_overlap (CheckA2aOverlap).
 #include <string>
 #include <string_view>
 #include <utility>
@@ -265,6 +266,52 @@ Status CheckOrder(const PlanSpec& p) {
   return Status::Ok();
 }
 
+// Expert-parallel all-to-all overlap without DualPipe (Megatron-Core
+// combined 1F1B). Its rules, from Megatron-Core TransformerConfig
+// __post_init__ (megatron/core/transformer/transformer_config.py, the
+// overlap_moe_expert_parallel_comm checks) and the feature guide
+// docs/user-guide/features/moe_a2a_overlap.md ("Requirements", "Megatron-FSDP"):
+// expert parallelism (ep > 1); pp > 1 only on the interleaved schedule
+// (virtual pipeline stages); no full recomputation; at most one MTP layer;
+// ZeRO-3/FSDP only without pipeline stages. DualPipe and DualPipeV already
+// overlap the all-to-all, so the flag does not combine with them.
+Status CheckA2aOverlap(const ModelSpec& m, const PlanSpec& p) {
+  if (!p.a2a_overlap) return Status::Ok();
+  const std::string_view f = "a2a_overlap";
+  if (!m.moe) return FieldError(f, "the model is dense (no expert all-to-all to hide); drop it");
+  if (p.ep <= 1) {
+    return FieldError(f,
+                      "needs expert parallelism (ep > 1): with ep=1 there is no all-to-all "
+                      "to hide; set ep or drop a2a_overlap");
+  }
+  if (p.schedule == Schedule::kDualPipe || p.schedule == Schedule::kDualPipeV) {
+    return FieldError(f, std::string(ScheduleName(p.schedule)) +
+                             " already overlaps the expert all-to-all; drop a2a_overlap");
+  }
+  if (p.pp > 1 && p.schedule != Schedule::kInterleaved) {
+    return FieldError(f,
+                      "with pp > 1 it needs schedule=interleaved (Megatron-Core pairs "
+                      "forward and backward on virtual stages), got " +
+                          std::string(ScheduleName(p.schedule)) +
+                          "; use schedule=interleaved with vpp >= 2, pp=1, or drop it");
+  }
+  if (p.recompute == Recompute::kFull) {
+    return FieldError(f,
+                      "does not combine with recompute=full (Megatron-Core rejects full "
+                      "recomputation with the overlap); use recompute=selective or none");
+  }
+  if (m.mtp_layers > 1) {
+    return FieldError(f, "supports at most one MTP module (the model has " + S(m.mtp_layers) +
+                             "); drop a2a_overlap");
+  }
+  if (p.zero >= 3 && p.pp > 1) {
+    return FieldError(f,
+                      "with zero=3 (FSDP) it runs only without pipeline stages; use pp=1, "
+                      "zero <= 2, or drop it");
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status ValidatePlan(const ModelSpec& model, const ClusterSpec& cluster, const JobSpec& job,
@@ -276,6 +323,7 @@ Status ValidatePlan(const ModelSpec& model, const ClusterSpec& cluster, const Jo
   OCCAM_RETURN_IF_ERROR(CheckBatchAndSequence(job, plan));
   OCCAM_RETURN_IF_ERROR(CheckPipeline(model, plan));
   OCCAM_RETURN_IF_ERROR(CheckScheduleFit(job, plan));
+  OCCAM_RETURN_IF_ERROR(CheckA2aOverlap(model, plan));
   return CheckOrder(plan);
 }
 

@@ -175,6 +175,35 @@ TEST(ValidatePlan, OrderMustPlaceEveryAxis) {
   EXPECT_EQ(Check(DeepSeek(), "tp=1,pp=16,ep=64,dp=128,order=ep/dp/pp"), "");
 }
 
+// Megatron-Core combined 1F1B rules (transformer_config.py overlap checks,
+// moe_a2a_overlap.md "Requirements").
+TEST(ValidatePlan, A2aOverlapRules) {
+  const Case s = DeepSeek();
+  // pp=1 and interleaved pipelines are accepted (m = 15360/1024 = 15; 120 with dp=128).
+  EXPECT_EQ(Check(s, "tp=2,pp=1,ep=64,dp=1024,a2a_overlap=1"), "");
+  EXPECT_EQ(Check(s, "tp=2,pp=8,vpp=2,ep=64,dp=128,schedule=interleaved,a2a_overlap=1"), "");
+  EXPECT_EQ(Check(s, "tp=2,pp=1,ep=64,dp=1024,recompute=selective,a2a_overlap=1"), "");
+  EXPECT_EQ(Check(s, "tp=2,pp=1,ep=64,dp=1024,zero=3,a2a_overlap=1"), "");
+  const std::string f = "plan field 'a2a_overlap'";
+  ExpectError(s, "tp=2,pp=1,ep=1,dp=1024,a2a_overlap=1", f + ": needs expert parallelism");
+  ExpectError(s, "tp=2,pp=8,ep=64,dp=128,schedule=1f1b,a2a_overlap=1",
+              f + ": with pp > 1 it needs schedule=interleaved");
+  ExpectError(s, "tp=1,pp=16,ep=64,dp=128,schedule=dualpipe,a2a_overlap=1",
+              f + ": dualpipe already overlaps");
+  ExpectError(s, "tp=1,pp=16,vpp=2,ep=64,dp=128,schedule=dualpipev,a2a_overlap=1",
+              f + ": dualpipev already overlaps");
+  ExpectError(s, "tp=2,pp=1,ep=64,dp=1024,recompute=full,a2a_overlap=1",
+              f + ": does not combine with recompute=full");
+  ExpectError(s, "tp=2,pp=8,vpp=2,ep=64,dp=128,zero=3,schedule=interleaved,a2a_overlap=1",
+              f + ": with zero=3");
+  Case mtp2 = s;
+  mtp2.model.mtp_layers = 2;
+  ExpectError(mtp2, "tp=2,pp=1,ep=64,dp=1024,a2a_overlap=1", f + ": supports at most one MTP");
+  Case dense{*CatalogModel("llama-3.1-70b"), *CatalogCluster("h100", 64), JobSpec{}};
+  dense.job.global_batch_seqs = 512;
+  ExpectError(dense, "tp=8,dp=8,a2a_overlap=1", f + ": the model is dense");
+}
+
 TEST(ValidatePlan, ProgrammaticPlansAreCheckedToo) {
   PlanSpec p;
   p.dp = 2048;
