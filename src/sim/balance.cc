@@ -64,6 +64,15 @@ SamplePlan MakePlan(const BalanceConfig& c) {
   return p;
 }
 
+// Rank tallies of extra EP degrees, tracked alongside the configured one:
+// routing does not depend on ep, only the rank each pick lands on does.
+struct TrackedEp {
+  int64_t ep;
+  UnitTally tally;
+  LoadEstimator est;
+  std::vector<LoadEstimator>* tail_states;
+};
+
 class Simulation {
  public:
   explicit Simulation(const BalanceConfig& c)
@@ -84,6 +93,11 @@ class Simulation {
         final_load_(c.experts, 0.0) {}
 
   BalanceResult Run(std::vector<LoadEstimator>* tail_rank_states);
+  // Also fills `states` with the rank estimator of EP degree `ep` after each
+  // of the last max(1, steps/10) steps. REQUIRES: ep divides experts.
+  void Track(int64_t ep, std::vector<LoadEstimator>* states) {
+    tracked_.push_back({ep, UnitTally(ep), LoadEstimator(ep, kEstimatorWindow), states});
+  }
 
  private:
   bool IsAux() const {
@@ -110,6 +124,7 @@ class Simulation {
   std::vector<float> scores_;   // aux methods: [token][E] of this step's sample
   std::vector<int32_t> picks_;  // [token][K]
   std::vector<double> total_load_, final_load_;
+  std::vector<TrackedEp> tracked_;
 };
 
 void Simulation::RouteStep() {
@@ -119,6 +134,7 @@ void Simulation::RouteStep() {
   picks_.resize(static_cast<size_t>(tokens * k));
   expert_tally_.Reset();
   rank_tally_.Reset();
+  for (TrackedEp& t : tracked_) t.tally.Reset();
   const bool aux_free = c_.method == BalanceMethod::kAuxFree;
   const int64_t per_rank = e_count / c_.ep;
   std::vector<int32_t> ranks(k);
@@ -133,12 +149,19 @@ void Simulation::RouteStep() {
       expert_tally_.AddToken(pick, k);
       for (int64_t j = 0; j < k; ++j) ranks[j] = static_cast<int32_t>(pick[j] / per_rank);
       rank_tally_.AddToken(ranks.data(), k);
+      for (TrackedEp& tr : tracked_) {
+        const int64_t per = e_count / tr.ep;
+        for (int64_t j = 0; j < k; ++j) ranks[j] = static_cast<int32_t>(pick[j] / per);
+        tr.tally.AddToken(ranks.data(), k);
+      }
     }
     expert_tally_.EndSequence();
     rank_tally_.EndSequence();
+    for (TrackedEp& tr : tracked_) tr.tally.EndSequence();
   }
   expert_est_.Observe(expert_tally_, plan_.tokens_per_seq);
   rank_est_.Observe(rank_tally_, plan_.tokens_per_seq);
+  for (TrackedEp& tr : tracked_) tr.est.Observe(tr.tally, plan_.tokens_per_seq);
 }
 
 double AbsMax(const std::vector<double>& v) {
@@ -245,7 +268,10 @@ BalanceResult Simulation::Run(std::vector<LoadEstimator>* tail_rank_states) {
     if (c_.method == BalanceMethod::kAuxFree) UpdateBias(load);
     if (IsAux() && c_.alpha > 0) UpdateDisplacement(load);
     r.bias_abs_max = std::max(r.bias_abs_max, AbsMax(bias_));
-    if (tail_rank_states && n >= c_.steps - tail) tail_rank_states->push_back(rank_est_);
+    if (n >= c_.steps - tail) {
+      if (tail_rank_states) tail_rank_states->push_back(rank_est_);
+      for (TrackedEp& tr : tracked_) tr.tail_states->push_back(tr.est);
+    }
   }
   const int64_t steps = c_.steps;
   r.max_vio_batch = MeanOf(r.series, steps - tail, steps, &BalanceStep::max_vio_batch);
@@ -270,6 +296,22 @@ Result<BalanceResult> SimulateBalanceWithStates(const BalanceConfig& config,
   OCCAM_RETURN_IF_ERROR(ValidateBalanceConfig(config));
   Simulation sim(config);
   return sim.Run(tail_rank_states);
+}
+
+Status SimulateRankStates(const BalanceConfig& config, const std::vector<int64_t>& eps,
+                          std::vector<std::vector<LoadEstimator>>* states) {
+  OCCAM_RETURN_IF_ERROR(ValidateBalanceConfig(config));
+  for (int64_t ep : eps) {
+    if (ep < 1 || config.experts % ep != 0) {
+      return InvalidInput("--ep " + std::to_string(ep) + " must divide --experts " +
+                          std::to_string(config.experts));
+    }
+  }
+  states->assign(eps.size(), {});
+  Simulation sim(config);
+  for (size_t i = 0; i < eps.size(); ++i) sim.Track(eps[i], &(*states)[i]);
+  sim.Run(nullptr);
+  return Status::Ok();
 }
 
 double StragglerFromStates(const std::vector<LoadEstimator>& states, int64_t ep,

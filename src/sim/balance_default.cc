@@ -45,6 +45,24 @@ BalanceConfig DefaultConfig(const MoeImbalanceQuery& q) {
   return c;
 }
 
+// Every EP degree worth tracking: the divisors of the expert count above 1.
+std::vector<int64_t> EpDegrees(int64_t experts) {
+  std::vector<int64_t> out;
+  for (int64_t d = 2; d <= experts; ++d) {
+    if (experts % d == 0) out.push_back(d);
+  }
+  return out;
+}
+
+// The reduced simulation of a routing shape: one EP rank of one token
+// (the tracked degrees carry the EP split; the configured one is unused).
+BalanceConfig ShapeConfig(const MoeImbalanceQuery& key) {
+  MoeImbalanceQuery q = key;
+  q.ep = 1;
+  q.tokens_per_rank = 1;
+  return DefaultConfig(q);
+}
+
 }  // namespace
 
 bool MoeImbalanceQuery::operator<(const MoeImbalanceQuery& o) const { return Key(*this) < Key(o); }
@@ -55,9 +73,17 @@ Result<double> DefaultMoeImbalance(const MoeImbalanceQuery& q) {
   return r.straggler_factor;
 }
 
-// Simulations keyed by the query with tokens_per_rank = 0.
+// One simulation per routing shape (the query with ep = 0 and
+// tokens_per_rank = 0) tracks the rank loads of every EP degree at once:
+// routing never depends on ep (balance_internal.h), so each degree's states
+// equal those of its own simulation.
 struct MoeImbalanceCache::Entries {
-  std::vector<std::pair<MoeImbalanceQuery, std::vector<balance::LoadEstimator>>> sorted;
+  struct Shape {
+    MoeImbalanceQuery key;
+    std::vector<int64_t> eps;  // ascending
+    std::vector<std::vector<balance::LoadEstimator>> states;
+  };
+  std::vector<Shape> sorted;
 };
 
 MoeImbalanceCache::MoeImbalanceCache() : entries_(std::make_unique<Entries>()) {}
@@ -68,23 +94,33 @@ MoeImbalanceCache& MoeImbalanceCache::operator=(MoeImbalanceCache&&) noexcept = 
 Result<double> MoeImbalanceCache::Get(const MoeImbalanceQuery& query) {
   if (query.ep == 1) return 1.0;
   MoeImbalanceQuery key = query;
+  key.ep = 0;
   key.tokens_per_rank = 0;
   auto& v = entries_->sorted;
   auto it = std::lower_bound(v.begin(), v.end(), key,
-                             [](const auto& e, const MoeImbalanceQuery& q) { return e.first < q; });
-  if (it == v.end() || key < it->first) {
-    std::vector<balance::LoadEstimator> states;
-    OCCAM_ASSIGN_OR_RETURN(BalanceResult r,
-                           balance::SimulateBalanceWithStates(DefaultConfig(query), &states));
-    (void)r;
+                             [](const auto& e, const MoeImbalanceQuery& q) { return e.key < q; });
+  const bool hit = it != v.end() && !(key < it->key);
+  const auto ep_at = [&](const Entries::Shape& e) {
+    return std::lower_bound(e.eps.begin(), e.eps.end(), query.ep);
+  };
+  if (!hit || ep_at(*it) == it->eps.end() || *ep_at(*it) != query.ep) {
+    // A miss, or an ep that divides no expert count: the same checks (and
+    // messages) as a simulation of this very query.
+    OCCAM_RETURN_IF_ERROR(ValidateBalanceConfig(DefaultConfig(query)));
+  }
+  if (!hit) {
+    Entries::Shape e{key, EpDegrees(query.experts), {}};
+    OCCAM_RETURN_IF_ERROR(balance::SimulateRankStates(ShapeConfig(key), e.eps, &e.states));
     ++misses_;
-    it = v.insert(it, {key, std::move(states)});
+    it = v.insert(it, std::move(e));
   }
   if (query.tokens_per_rank < 1) {
     return InvalidInput("tokens_per_rank must be >= 1 (got " +
                         std::to_string(query.tokens_per_rank) + ")");
   }
-  return balance::StragglerFromStates(it->second, query.ep, query.tokens_per_rank, query.seq_len);
+  const auto ep = ep_at(*it);
+  const auto& states = it->states[static_cast<size_t>(ep - it->eps.begin())];
+  return balance::StragglerFromStates(states, query.ep, query.tokens_per_rank, query.seq_len);
 }
 
 double MoeReceiveBufferFactor(double lambda, double capacity_factor) {

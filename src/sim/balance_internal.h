@@ -17,6 +17,14 @@ namespace occam::balance {
 Result<BalanceResult> SimulateBalanceWithStates(const BalanceConfig& config,
                                                 std::vector<LoadEstimator>* tail_rank_states);
 
+// One routing run tracking several EP degrees: (*states)[i] receives exactly
+// what SimulateBalanceWithStates fills for `config` with ep = eps[i] (routing,
+// bias and aux-loss feedback never depend on ep; only the rank each pick lands
+// on does). InvalidInput when the config is invalid or an ep does not divide
+// the experts.
+Status SimulateRankStates(const BalanceConfig& config, const std::vector<int64_t>& eps,
+                          std::vector<std::vector<LoadEstimator>>* states);
+
 // Mean over the states of max/mean rebuilt rank load for an all-to-all group
 // of ep * tokens_per_rank tokens in sequences of seq_len.
 double StragglerFromStates(const std::vector<LoadEstimator>& states, int64_t ep,

@@ -178,6 +178,34 @@ TEST(DefaultMoeImbalance, OrdersMethodsAndIsCached) {
   EXPECT_FALSE(DefaultMoeImbalance(q).ok());
 }
 
+// Routing never depends on ep, so one cached simulation serves every EP
+// degree; each value must equal that degree's own simulation exactly.
+TEST(DefaultMoeImbalance, OneSimulationServesEveryEpDegreeExactly) {
+  MoeImbalanceQuery q;
+  q.experts = 64;
+  q.top_k = 6;
+  q.groups = 8;
+  q.topk_groups = 3;
+  q.method = BalanceMethod::kAuxLoss;
+  MoeImbalanceCache cache;
+  for (int64_t ep : {64, 2, 16, 8, 32, 4}) {
+    for (int64_t tokens : {512, 4096}) {
+      q.ep = ep;
+      q.tokens_per_rank = tokens;
+      const auto cached = cache.Get(q);
+      const auto direct = DefaultMoeImbalance(q);
+      ASSERT_TRUE(cached.ok() && direct.ok()) << ep;
+      EXPECT_DOUBLE_EQ(*cached, *direct) << "ep " << ep << " tokens " << tokens;
+    }
+  }
+  EXPECT_EQ(cache.misses(), 1);
+  // An ep that divides no expert count fails as its own simulation would.
+  q.ep = 3;
+  const auto bad = cache.Get(q);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), DefaultMoeImbalance(q).status().message());
+}
+
 TEST(MoeReceiveBufferFactor, DroplessUsesLambdaCapacityCaps) {
   EXPECT_DOUBLE_EQ(MoeReceiveBufferFactor(1.3, 0), 1.3);
   EXPECT_DOUBLE_EQ(MoeReceiveBufferFactor(1.3, 1.25), 1.25);
