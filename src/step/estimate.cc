@@ -180,6 +180,12 @@ void AddAssumptions(Estimate& e, const StepModel::Impl& impl, const PlanSpec& pl
                     : "pipeline split: explicit stages list");
     a.push_back("pipeline bubble from the schedule's closed form");
   }
+  if (r.ctx.a2a) {
+    a.push_back(fmt::format(
+        "a2a_overlap: combined 1F1B pairs each forward with a backward layer by layer; {:.3g} "
+        "of the passes (warm-up/cool-down) keep their expert all-to-all exposed",
+        r.ctx.a2a_unpaired));
+  }
   if (r.all_forward_first) {
     a.push_back(
         "global-batch aux loss: every forward before the first backward "

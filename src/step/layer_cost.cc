@@ -111,9 +111,11 @@ void AddEp(const PlanContext& c, const BlockWork& b, Seg& s, Hide& h) {
   const double f = disp + comb, bw = 2 * comb;  // backward: two BF16 all-to-alls
   const double rec = c.plan->recompute == Recompute::kFull ? f : 0.0;
   s.total[kAxEp] += f + bw + rec;
-  if (c.dual) {
+  if (c.dual || c.a2a) {
     // DualPipe pairs a forward chunk with a backward chunk: each direction's
     // all-to-all hides behind the other's compute (DeepSeek-V3 §3.2.1).
+    // Combined 1F1B pairs them layer by layer (Megatron-Core
+    // moe_a2a_overlap.md); Settle exposes its unpaired passes.
     h.f[kAxEp] += f;
     h.b[kAxEp] += bw + rec;
   } else {
@@ -149,29 +151,56 @@ double Sum(const std::array<double, kNumAx>& a) {
 //   max(compute, compute - core + cp, all hideable comm)
 // (ring-attention K/V exchange overlaps only the attention core `core`);
 // the excess is exposed, split over the axes in proportion to their time.
-// Monotone in every compute and communication time. DualPipe pairs a
-// forward with a backward chunk, so both passes share one window.
-void Settle(const PlanContext& c, double core_f, double core_b, const Hide& h, Seg& s) {
-  auto exposed = [](double compute, double core, double cp, double all) {
-    return std::max({compute, compute - core + cp, all}) - compute;
-  };
-  auto spread = [](double e, const std::array<double, kNumAx>& parts, double all,
-                   std::array<double, kNumAx>& out) {
-    if (e <= 0 || all <= 0) return;
-    for (int a = 0; a < kNumAx; ++a) out[a] += e * parts[a] / all;
-  };
+// Monotone in every compute and communication time. A paired forward and
+// backward (DualPipe, combined 1F1B) share one window. Each helper adds
+// `w` times the exposure it finds to s.exp_f / s.exp_b.
+double Exposed(double compute, double core, double cp, double all) {
+  return std::max({compute, compute - core + cp, all}) - compute;
+}
+
+void Spread(double e, const std::array<double, kNumAx>& parts, double all,
+            std::array<double, kNumAx>& out) {
+  if (e <= 0 || all <= 0) return;
+  for (int a = 0; a < kNumAx; ++a) out[a] += e * parts[a] / all;
+}
+
+void SettleApart(double core_f, double core_b, const Hide& h, double w, Seg& s) {
+  Spread(w * Exposed(s.cf, core_f, h.f[kAxCp], Sum(h.f)), h.f, Sum(h.f), s.exp_f);
+  Spread(w * Exposed(s.cb + s.cw, core_b, h.b[kAxCp], Sum(h.b)), h.b, Sum(h.b), s.exp_b);
+}
+
+void SettleJoint(double core_f, double core_b, const Hide& h, double w, Seg& s) {
   const double hf = Sum(h.f), hb = Sum(h.b);
-  if (c.dual) {
-    const double e = exposed(s.cf + s.cb + s.cw, core_f + core_b, h.f[kAxCp] + h.b[kAxCp], hf + hb);
-    spread(e * (hf + hb > 0 ? hf / (hf + hb) : 0), h.f, hf, s.exp_f);
-    spread(e * (hf + hb > 0 ? hb / (hf + hb) : 0), h.b, hb, s.exp_b);
-    return;
-  }
-  spread(exposed(s.cf, core_f, h.f[kAxCp], hf), h.f, hf, s.exp_f);
-  spread(exposed(s.cb + s.cw, core_b, h.b[kAxCp], hb), h.b, hb, s.exp_b);
+  if (hf + hb <= 0) return;
+  const double e =
+      w * Exposed(s.cf + s.cb + s.cw, core_f + core_b, h.f[kAxCp] + h.b[kAxCp], hf + hb);
+  Spread(e * (hf / (hf + hb)), h.f, hf, s.exp_f);
+  Spread(e * (hb / (hf + hb)), h.b, hb, s.exp_b);
+}
+
+void Settle(const PlanContext& c, double core_f, double core_b, const Hide& h, Seg& s) {
+  if (c.dual) return SettleJoint(core_f, core_b, h, 1.0, s);
+  if (!c.a2a) return SettleApart(core_f, core_b, h, 1.0, s);
+  // Combined 1F1B: the unpaired share u of passes runs alone with its
+  // all-to-all exposed; the rest pairs a forward with a backward.
+  const double u = c.a2a_unpaired;
+  Hide alone = h;
+  alone.f[kAxEp] = alone.b[kAxEp] = 0;
+  s.exp_f[kAxEp] += u * h.f[kAxEp];
+  s.exp_b[kAxEp] += u * h.b[kAxEp];
+  SettleApart(core_f, core_b, alone, u, s);
+  SettleJoint(core_f, core_b, h, 1.0 - u, s);
 }
 
 }  // namespace
+
+double A2aUnpairedFraction(const PlanSpec& plan, double m) {
+  const double p = static_cast<double>(plan.pp);
+  const double v = static_cast<double>(std::max<int64_t>(plan.vpp, 1));
+  const double warmup = plan.pp > 1 ? 2 * (p - 1) + (v - 1) * p : 0;
+  if (!(m * v > 0)) return 1;
+  return std::min(1.0, (warmup + 1) / (m * v));
+}
 
 void Seg::Add(const Seg& o, double times) {
   cf += o.cf * times;

@@ -46,8 +46,19 @@ struct PlanContext {
   double tokens = 0;      // T = b*s/cp
   double lambda = 1;      // EP rank imbalance
   bool dual = false;      // DualPipe / DualPipeV overlap EP all-to-all
+  // Combined 1F1B (plan.a2a_overlap): a forward and a backward pass share one
+  // window except in the fraction `a2a_unpaired` of passes (warm-up forwards,
+  // cool-down backwards) whose all-to-all stays exposed (doc/cost-model.md).
+  bool a2a = false;
+  double a2a_unpaired = 1;
   std::array<int, kNumAx> tier{-1, -1, -1, -1};
 };
+
+// Fraction of forward (and of backward) passes that combined 1F1B leaves
+// unpaired on the pipeline rank with the longest warm-up: Megatron-Core's
+// interleaved warm-up 2(p-1) + (v-1)p plus the one forward the overlap adds,
+// over the m v chunk passes; 1/m without pipeline stages. In (0, 1].
+double A2aUnpairedFraction(const PlanSpec& plan, double m);
 
 Seg BlockSeg(const PlanContext& ctx, const BlockWork& block, bool moe);
 Seg EmbeddingSeg(const PlanContext& ctx);

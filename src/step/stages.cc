@@ -94,9 +94,11 @@ double InFlight(const PlanSpec& plan, int64_t d, double m, bool all_forward_firs
   switch (plan.schedule) {
     case Schedule::kInterleaved: {
       // Megatron-Core warm-up on rank d: 2(p-d-1) + (v-1)p forwards, +1 in
-      // steady state, each worth 1/v of the device's activations.
+      // steady state (+1 more with a2a_overlap: combined 1F1B adds one
+      // warm-up forward), each worth 1/v of the device's activations.
       const double v = static_cast<double>(std::max<int64_t>(plan.vpp, 1));
-      return std::min(m * v, 2 * (p - dd - 1) + (v - 1) * p + 1) / v;
+      const double extra = plan.a2a_overlap ? 2 : 1;
+      return std::min(m * v, 2 * (p - dd - 1) + (v - 1) * p + extra) / v;
     }
     case Schedule::kZbV:
       return std::min(m, p);  // ZB-V keeps 1F1B's peak (Qi et al. 2024)

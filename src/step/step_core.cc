@@ -81,6 +81,10 @@ PlanContext MakeContext(const StepModel::Impl& impl, const PlanSpec& plan) {
   c.tokens = static_cast<double>(plan.mbs * impl.job.seq_len) / static_cast<double>(plan.cp);
   c.lambda = impl.Lambda(plan);
   c.dual = IsDual(plan.schedule) && plan.pp > 1;
+  c.a2a = plan.a2a_overlap && !c.dual;
+  c.a2a_unpaired =
+      A2aUnpairedFraction(plan, static_cast<double>(impl.job.global_batch_seqs) /
+                                    static_cast<double>(std::max<int64_t>(plan.dp * plan.mbs, 1)));
   const double probe = c.tokens * static_cast<double>(impl.work.hidden) * kAct;
   c.tier[kAxTp] = Collective(impl.cluster, CollectiveOp::kAllGather, probe, c.groups.tp).tier;
   c.tier[kAxCp] = Collective(impl.cluster, CollectiveOp::kAllGather, probe, c.groups.cp).tier;
@@ -215,6 +219,9 @@ MemoryBreakdown DeviceMemory(const PlanContext& c, const PlanSegs& segs, const D
   mem.grads = a.grads + b.grads;
   mem.optimizer = a.optimizer + b.optimizer;
   double act = inflight * dev.seg.act + dev.seg.act_work;
+  // Combined 1F1B: a paired layer builds the next micro-batch's activations
+  // before its backward frees the previous one's (doc/cost-model.md).
+  if (c.a2a) act += segs.moe.act + segs.moe.act_extra;
   if (dev.has_head) act += segs.logits * (all_forward_first ? m : 1.0);
   mem.activations = Bytes(act);
   // Routing-imbalance headroom, TP all-gather buffers (2 x T h), EP

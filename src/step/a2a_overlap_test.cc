@@ -1,0 +1,162 @@
+// Expert all-to-all overlap without DualPipe (plan field a2a_overlap,
+// Megatron-Core combined 1F1B): exposed EP time, the unpaired share and the
+// extra activation memory, each derived from the schedule's structure.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "occam/cost.h"
+#include "occam/step.h"
+#include "step/layer_cost.h"
+
+namespace occam {
+namespace {
+
+struct Case {
+  ModelSpec model;
+  ClusterSpec cluster;
+  JobSpec job;
+};
+
+// DeepSeek-V3 on 2048 H800s, 15360 sequences of 4096 tokens, a fixed EP
+// imbalance (no routing simulation).
+Case DeepSeek() {
+  Case s{*CatalogModel("deepseek-v3"), *CatalogCluster("h800", 2048), JobSpec{}};
+  s.job.seq_len = 4096;
+  s.job.global_batch_seqs = 15360;
+  s.job.moe_imbalance = 1.1;
+  return s;
+}
+
+Estimate EstimateOf(const Case& s, const std::string& text) {
+  auto plan = ParsePlan(text);
+  EXPECT_TRUE(plan.ok()) << plan.status().message();
+  auto e = EstimateStep(s.model, s.cluster, s.job, *plan);
+  EXPECT_TRUE(e.ok()) << text << ": " << e.status().message();
+  return e.ok() ? *e : Estimate{};
+}
+
+TimeItem Ep(const Estimate& e) {
+  for (const TimeItem& t : e.breakdown) {
+    if (t.axis == "ep") return t;
+  }
+  ADD_FAILURE() << "no ep item";
+  return {};
+}
+
+// m micro-batches per pipeline: 15360 / (dp * mbs).
+double Micro(const Case& s, int64_t dp, int64_t mbs) {
+  return static_cast<double>(s.job.global_batch_seqs) / static_cast<double>(dp * mbs);
+}
+
+TEST(A2aOverlap, UnpairedFractionFollowsTheWarmUp) {
+  PlanSpec p;
+  // pp = 1: only the first forward and the last backward of m run alone.
+  EXPECT_DOUBLE_EQ(step_internal::A2aUnpairedFraction(p, 15), 1.0 / 15);
+  EXPECT_DOUBLE_EQ(step_internal::A2aUnpairedFraction(p, 1), 1.0);
+  // Interleaved p = 4, v = 2: Megatron-Core warm-up 2(p-1) + (v-1)p = 10
+  // chunk forwards, +1 for the overlap, over m v = 16 chunk passes.
+  p.pp = 4;
+  p.vpp = 2;
+  p.schedule = Schedule::kInterleaved;
+  EXPECT_DOUBLE_EQ(step_internal::A2aUnpairedFraction(p, 8), 11.0 / 16);
+  EXPECT_DOUBLE_EQ(step_internal::A2aUnpairedFraction(p, 4), 1.0);  // all warm-up
+}
+
+TEST(A2aOverlap, NeverExposesMoreEpTime) {
+  const Case s = DeepSeek();
+  for (const std::string base : {"tp=2,pp=1,ep=64,dp=1024", "tp=1,pp=1,ep=8,dp=2048,mbs=1",
+                                 "tp=2,pp=1,ep=32,dp=1024,recompute=selective",
+                                 "tp=2,pp=8,vpp=2,ep=64,dp=128,"
+                                 "schedule=interleaved"}) {
+    Case job = s;
+    if (base.find("dp=2048") != std::string::npos) job.job.global_batch_seqs = 2048 * 8;
+    const Estimate off = EstimateOf(job, base);
+    const Estimate on = EstimateOf(job, base + ",a2a_overlap=1");
+    EXPECT_DOUBLE_EQ(Ep(on).total.value(), Ep(off).total.value()) << base;
+    EXPECT_LE(Ep(on).exposed.value(), Ep(off).exposed.value()) << base;
+    EXPECT_LT(Ep(on).exposed.value(), Ep(off).exposed.value()) << base;
+    EXPECT_LE(on.step_time.value(), off.step_time.value()) << base;
+  }
+}
+
+// Compute much longer than the all-to-all (a chip 10^4 times slower): every
+// paired pass hides its all-to-all, so only the unpaired share u stays:
+// exposed EP = u x total EP, u = 1/m without pipeline stages.
+TEST(A2aOverlap, SlowComputeLeavesOnlyTheUnpairedShare) {
+  Case s = DeepSeek();
+  s.cluster.chip.peak_bf16 = FlopsPerSecond(s.cluster.chip.peak_bf16.value() * 1e-4);
+  s.cluster.chip.peak_fp8 = FlopsPerSecond(s.cluster.chip.peak_fp8.value() * 1e-4);
+  s.cluster.chip.hbm_bandwidth = BytesPerSecond(s.cluster.chip.hbm_bandwidth.value() * 1e-4);
+  const TimeItem off = Ep(EstimateOf(s, "tp=2,pp=1,ep=64,dp=1024"));
+  const TimeItem on = Ep(EstimateOf(s, "tp=2,pp=1,ep=64,dp=1024,a2a_overlap=1"));
+  const double m = Micro(s, 1024, 1);
+  ASSERT_GT(off.total.value(), 0);
+  EXPECT_DOUBLE_EQ(off.exposed.value(), off.total.value());  // nothing hidden without it
+  EXPECT_NEAR(on.exposed.value(), on.total.value() / m, 1e-12 * on.total.value());
+  // Interleaved p = 8, v = 2, m = 120: u = (2*7 + 8 + 1) / 240.
+  const TimeItem pipe =
+      Ep(EstimateOf(s, "tp=2,pp=8,vpp=2,ep=64,dp=128,schedule=interleaved,a2a_overlap=1"));
+  const double u = (2.0 * 7 + 8 + 1) / (Micro(s, 128, 1) * 2);
+  EXPECT_NEAR(pipe.exposed.value(), u * pipe.total.value(), 1e-12 * pipe.total.value());
+}
+
+// Without pipeline stages one micro-batch is in flight; the paired layer
+// builds micro-batch i+1's activations of one MoE block before micro-batch
+// i's backward frees its own, so the peak grows by one MoE block's
+// activations (with its routing-imbalance headroom), not by a micro-batch.
+TEST(A2aOverlap, MemoryGrowsByOnePairedLayer) {
+  const Case s = DeepSeek();
+  for (const std::string base : {"tp=2,pp=1,ep=64,dp=1024", "tp=2,pp=1,ep=64,dp=1024,mbs=3"}) {
+    const Estimate off = EstimateOf(s, base);
+    const Estimate on = EstimateOf(s, base + ",a2a_overlap=1");
+    const PlanSpec& p = on.plan;
+    const ModelWork work = BuildModelWork(s.model, s.job.seq_len);
+    const double tokens = static_cast<double>(p.mbs * s.job.seq_len);
+    const double block = BlockActivationBytes(work.moe, work, tokens, s.job.seq_len, p.tp, p.sp,
+                                              p.recompute, s.job.moe_imbalance);
+    EXPECT_NEAR(on.memory.activations.value() - off.memory.activations.value(), block, 1e-9 * block)
+        << base;
+    EXPECT_DOUBLE_EQ(on.memory.other.value(), off.memory.other.value());
+    EXPECT_DOUBLE_EQ(on.memory.weights.value(), off.memory.weights.value());
+  }
+}
+
+// Interleaved: one more warm-up chunk forward on top of the paired layer.
+// Rank d holds chunks d and d + p, so its peak grows by
+//   g_d = block + (a_d + a_{d+p}) / v
+// (a_c: PipelineFor's per-chunk activation bytes, routing headroom included).
+// The reported memory is the largest device's, which may be another rank
+// with and without the flag, so the growth lies in [min_d g_d, max_d g_d].
+TEST(A2aOverlap, InterleavedHoldsOneMoreChunkMicroBatch) {
+  const Case s = DeepSeek();
+  const std::string base = "tp=2,pp=8,vpp=2,ep=64,dp=128,schedule=interleaved";
+  const Estimate off = EstimateOf(s, base);
+  const Estimate on = EstimateOf(s, base + ",a2a_overlap=1");
+  const PlanSpec& p = on.plan;
+  const ModelWork work = BuildModelWork(s.model, s.job.seq_len);
+  const double tokens = static_cast<double>(p.mbs * s.job.seq_len);
+  const double block = BlockActivationBytes(work.moe, work, tokens, s.job.seq_len, p.tp, p.sp,
+                                            p.recompute, s.job.moe_imbalance);
+  auto sm = StepModel::Create(s.model, s.cluster, s.job);
+  ASSERT_TRUE(sm.ok());
+  auto config = sm->PipelineFor(p);
+  ASSERT_TRUE(config.ok()) << config.status().message();
+  ASSERT_EQ(config->chunks.size(), static_cast<size_t>(p.pp * p.vpp));
+  double lo = 1e300, hi = 0;
+  for (int64_t d = 0; d < p.pp; ++d) {
+    const double g = block + (config->chunks[static_cast<size_t>(d)].activation.value() +
+                              config->chunks[static_cast<size_t>(d + p.pp)].activation.value()) /
+                                 static_cast<double>(p.vpp);
+    lo = std::min(lo, g);
+    hi = std::max(hi, g);
+  }
+  const double delta = on.memory.total().value() - off.memory.total().value();
+  EXPECT_GE(delta, lo * (1 - 1e-12));
+  EXPECT_LE(delta, hi * (1 + 1e-12));
+  EXPECT_GT(lo, block);  // more than the pp = 1 growth
+}
+
+}  // namespace
+}  // namespace occam
