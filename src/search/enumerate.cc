@@ -61,12 +61,14 @@ Status RecordField(std::string_view key, const PlanSpec& parsed, Constraints& c)
     c.schedule = parsed.schedule;
   else if (key == "sp")
     c.sp = parsed.sp;
+  else if (key == "a2a_overlap")
+    c.a2a_overlap = parsed.a2a_overlap;
   else if (key == "order")
     c.order = parsed.order;
   else {
     return FixError("plan field '" + std::string(key) +
                     "' cannot be fixed in a search (fixable: tp, cp, pp, vpp, dp, ep, etp, zero, "
-                    "hsdp, mbs, recompute, schedule, sp, order)");
+                    "hsdp, mbs, recompute, schedule, sp, a2a_overlap, order)");
   }
   return Status::Ok();
 }
@@ -116,6 +118,16 @@ std::vector<int64_t> EpChoices(const ModelSpec& model, int64_t stage_ranks, int6
     if (stage_ranks % (ep * etp) == 0 && Allows(c.ep, ep)) out.push_back(ep);
   }
   return out;
+}
+
+// Combined 1F1B expert all-to-all overlap (plan field a2a_overlap) where
+// ValidatePlan can accept it: ep > 1, no pipeline or an interleaved one, no
+// full recompute, FSDP only without a pipeline. One complexity point
+// (doc/search.md), so it is enumerated beside the plain variant.
+bool A2aOverlapPossible(const Shape& shape, int zero, Recompute r) {
+  if (shape.ep <= 1 || r == Recompute::kFull) return false;
+  if (shape.pp == 1) return true;
+  return shape.schedule == Schedule::kInterleaved && zero < 3;
 }
 
 }  // namespace
@@ -225,7 +237,13 @@ void EnumerateInner(const Shape& shape, const ClusterSpec& cluster, const JobSpe
           if (c.mbs) mbs = *c.mbs;
           if (per_dp % mbs == 0) {
             for (Recompute r : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
-              if (Allows(c.recompute, r)) out.push_back(Inner{zero, hsdp, mbs, r, orders[o]});
+              if (!Allows(c.recompute, r)) continue;
+              if (Allows(c.a2a_overlap, false)) {
+                out.push_back(Inner{zero, hsdp, mbs, r, orders[o], false});
+              }
+              if (Allows(c.a2a_overlap, true) && A2aOverlapPossible(shape, zero, r)) {
+                out.push_back(Inner{zero, hsdp, mbs, r, orders[o], true});
+              }
             }
           }
           if (c.mbs) break;
@@ -253,6 +271,7 @@ void ApplyCandidate(const Shape& shape, const Inner& inner, const Constraints& c
   plan.mbs = inner.mbs;
   plan.recompute = inner.recompute;
   plan.sp = c.sp.value_or(true);
+  plan.a2a_overlap = inner.a2a_overlap;
   plan.stage_layers.clear();
   if (c.order) {
     plan.order = *c.order;

@@ -1,9 +1,9 @@
 // Candidate layouts of the planner. A layout is enumerated in two levels:
 // a Shape (tp, cp, pp, dp, ep, vpp, schedule: what divides the chips, the
 // model and the batch) and, for each shape, its inner variants (ZeRO stage /
-// FSDP / HSDP, micro-batch size, recompute policy, axis placement). Both
-// levels skip what cannot divide; the user's constraints (--fix, --max-tp,
-// --no-pp) restrict every field. Enumeration order is fixed, so the
+// FSDP / HSDP, micro-batch size, recompute policy, axis placement, expert
+// all-to-all overlap). Both levels skip what cannot divide; the user's
+// constraints (--fix, --max-tp, --no-pp) restrict every field. Enumeration order is fixed, so the
 // candidate list is the same on every run.
 #pragma once
 
@@ -24,7 +24,7 @@ struct Constraints {
   std::optional<int> zero;
   std::optional<Recompute> recompute;
   std::optional<Schedule> schedule;
-  std::optional<bool> sp;
+  std::optional<bool> sp, a2a_overlap;
   std::optional<std::vector<Axis>> order;
   int64_t max_tp = 0;  // 0 = no limit
   bool no_pp = false;
@@ -50,6 +50,7 @@ struct Inner {
   int64_t mbs = 1;
   Recompute recompute = Recompute::kNone;
   OrderChoice order = OrderChoice::kDefault;
+  bool a2a_overlap = false;  // combined 1F1B expert all-to-all overlap
 };
 
 // Every shape that divides, in a fixed order.

@@ -85,6 +85,51 @@ TEST(Enumerate, InnerVariantsDivideTheBatchAndRespectFixedFields) {
   }
 }
 
+// a2a_overlap variants exist only where ValidatePlan's combined 1F1B rules
+// allow them: ep > 1, pp = 1 or interleaved, no full recompute, no FSDP with PP.
+TEST(Enumerate, A2aOverlapOnlyWhereItsRulesAllow) {
+  const ClusterSpec c = testing::SmallCluster(64);
+  const JobSpec j = testing::SmallJob(128);
+  std::vector<Inner> inners;
+  auto count = [&](const Shape& s, const Constraints& k) {
+    EnumerateInner(s, c, j, k, inners);
+    int on = 0;
+    for (const Inner& in : inners) {
+      if (!in.a2a_overlap) continue;
+      ++on;
+      EXPECT_NE(in.recompute, Recompute::kFull);
+      if (s.pp > 1) EXPECT_LT(in.zero, 3);
+    }
+    return on;
+  };
+  Shape flat;
+  flat.tp = 2;
+  flat.dp = 32;
+  flat.ep = 4;
+  EXPECT_GT(count(flat, Constraints{}), 0);
+  Shape interleaved = flat;
+  interleaved.pp = 2;
+  interleaved.dp = 16;
+  interleaved.vpp = 2;
+  interleaved.schedule = Schedule::kInterleaved;
+  EXPECT_GT(count(interleaved, Constraints{}), 0);
+  Shape one_f_one_b = interleaved;
+  one_f_one_b.vpp = 1;
+  one_f_one_b.schedule = Schedule::k1F1B;
+  EXPECT_EQ(count(one_f_one_b, Constraints{}), 0);
+  Shape no_ep = flat;
+  no_ep.ep = 1;
+  EXPECT_EQ(count(no_ep, Constraints{}), 0);
+  Constraints off;
+  off.a2a_overlap = false;
+  EXPECT_EQ(count(flat, off), 0);
+  Constraints on;
+  on.a2a_overlap = true;
+  const int with_on = count(flat, on);
+  EXPECT_EQ(with_on, static_cast<int>(inners.size()));  // only the flagged variants
+  EXPECT_EQ(with_on, count(flat, Constraints{}));
+}
+
 TEST(Enumerate, ParseConstraintsReadsPlanFields) {
   SearchOptions o;
   o.fix = "ep=8, pp=4,schedule=zbv,order=tp/ep/dp/pp";
