@@ -8,15 +8,16 @@ namespace occam::sim {
 // ------------------------------------------------------------ EventQueue ---
 
 void EventQueue::Push(Seconds time, int64_t payload) {
-  heap_.push_back(Event{time, next_seq_++, payload});
+  const uint64_t key = (next_seq_++ << 32) | static_cast<uint32_t>(payload);
+  heap_.push_back(Slot{time.value(), key});
   std::push_heap(heap_.begin(), heap_.end(), Later{});
 }
 
 EventQueue::Event EventQueue::Pop() {
   std::pop_heap(heap_.begin(), heap_.end(), Later{});
-  Event e = heap_.back();
+  const Slot s = heap_.back();
   heap_.pop_back();
-  return e;
+  return Event{Seconds(s.time), s.key >> 32, static_cast<int64_t>(s.key & 0xffffffffu)};
 }
 
 // ---------------------------------------------------------- StreamEngine ---
@@ -27,53 +28,85 @@ int32_t StreamEngine::AddStream(Order order) {
   return static_cast<int32_t>(streams_.size()) - 1;
 }
 
-void StreamEngine::Reserve(size_t tasks, size_t dependencies) {
-  tasks_.reserve(tasks);
-  edges_.reserve(dependencies);
+void StreamEngine::Reserve(size_t tasks, size_t /*dependencies*/) {
+  duration_.reserve(tasks);
+  start_.reserve(tasks);
+  pending_.reserve(tasks);
+  program_.reserve(tasks);
+  links_.reserve(tasks);
 }
 
 int32_t StreamEngine::AddTask(Seconds duration, int32_t stream, int32_t second) {
-  const auto id = static_cast<int32_t>(tasks_.size());
-  Task t;
-  t.duration = duration;
-  t.stream = stream;
-  t.second = second;
-  tasks_.push_back(t);
-  if (streams_[stream].order == Order::kProgram) streams_[stream].program.push_back(id);
+  const auto id = num_tasks();
+  Links l;
+  l.stream = stream;
+  l.second = second;
+  int32_t pending = 0;
+  Stream& s = streams_[stream];
+  const bool program = s.order == Order::kProgram;
+  if (program) {
+    // The program predecessor counts as one more dependency.
+    if (s.last >= 0) {
+      links_[s.last].next_in_stream = id;
+      pending = 1;
+    }
+    s.last = id;
+  }
+  duration_.push_back(duration.value());
+  start_.push_back(0);
+  pending_.push_back(pending);
+  program_.push_back(program ? 1 : 0);
+  links_.push_back(l);
   return id;
 }
 
 void StreamEngine::AddDependency(int32_t before, int32_t after) {
-  edges_.emplace_back(before, after);
+  ++pending_[after];
+  int32_t* succ = links_[before].succ;
+  if (succ[0] < 0) {
+    succ[0] = after;
+  } else if (succ[1] < 0) {
+    succ[1] = after;
+  } else {
+    extra_edges_.emplace_back(before, after);
+  }
 }
 
 void StreamEngine::BuildSuccessors() {
+  succ_begin_.clear();
+  succ_.clear();
+  if (extra_edges_.empty()) return;
   const int32_t n = num_tasks();
   succ_begin_.assign(n + 1, 0);
-  for (const auto& [before, after] : edges_) {
-    ++succ_begin_[before + 1];
-    ++tasks_[after].pending;
-  }
+  for (const auto& e : extra_edges_) ++succ_begin_[e.first + 1];
   for (int32_t i = 0; i < n; ++i) succ_begin_[i + 1] += succ_begin_[i];
-  succ_.resize(edges_.size());
-  std::vector<int32_t> fill(succ_begin_.begin(), succ_begin_.end() - 1);
-  for (const auto& [before, after] : edges_) succ_[fill[before]++] = after;
-  edges_.clear();
-  edges_.shrink_to_fit();
+  succ_.resize(extra_edges_.size());
+  // Fill with succ_begin_[before] as the cursor, then shift the starts back.
+  for (const auto& [before, after] : extra_edges_) succ_[succ_begin_[before]++] = after;
+  for (int32_t i = n; i > 0; --i) succ_begin_[i] = succ_begin_[i - 1];
+  succ_begin_[0] = 0;
 }
 
 Status StreamEngine::Run() {
   const int32_t n = num_tasks();
   BuildSuccessors();
+  work_.clear();
   finished_ = 0;
-  makespan_ = Seconds(0);
+  makespan_ = 0;
+  // Tasks without dependencies start at 0 (collected before resolving any,
+  // which makes more tasks ready).
+  std::vector<int32_t> roots;
   for (int32_t t = 0; t < n; ++t) {
-    if (tasks_[t].pending == 0) OnReady(t, Seconds(0));
+    if (pending_[t] == 0) roots.push_back(t);
   }
-  while (!events_.empty()) {
-    const EventQueue::Event e = events_.Pop();
-    Finish(static_cast<int32_t>(e.payload), e.time);
+  for (const int32_t t : roots) {
+    if (!program_[t]) events_.Push(Seconds(0), t);
   }
+  work_.reserve(static_cast<size_t>(n));
+  for (const int32_t t : roots) {
+    if (program_[t]) Resolve(t);
+  }
+  while (!events_.empty()) Serve(static_cast<int32_t>(events_.Pop().payload));
   if (finished_ == n) return Status::Ok();
   return Internal("event engine deadlock: task " + std::to_string(FirstStuckTask()) +
                   " never ran (" + std::to_string(n - finished_) + " of " + std::to_string(n) +
@@ -82,52 +115,58 @@ Status StreamEngine::Run() {
 
 int32_t StreamEngine::FirstStuckTask() const {
   for (int32_t t = 0; t < num_tasks(); ++t) {
-    if (!tasks_[t].done) return t;
+    if (pending_[t] != kDone) return t;
   }
   return -1;
 }
 
-void StreamEngine::OnReady(int32_t task, Seconds now) {
-  Task& t = tasks_[task];
-  t.deps_met = true;
-  Stream& s = streams_[t.stream];
-  if (s.order == Order::kProgram) {
-    TryStart(t.stream, now);
-    return;
+// First come, first served: the stream(s) are reserved from when all are
+// free. Called in ready-time order (the event queue), which is the order
+// the transfers reach their queues.
+void StreamEngine::Serve(int32_t task) {
+  const Links& l = links_[task];
+  Stream& s = streams_[l.stream];
+  double start = std::max(start_[task], s.free_at);
+  if (l.second != kNoStream) start = std::max(start, streams_[l.second].free_at);
+  const double end = start + duration_[task];
+  s.free_at = end;
+  if (l.second != kNoStream) streams_[l.second].free_at = end;
+  start_[task] = start;
+  Resolve(task);
+}
+
+void StreamEngine::Reached(int32_t task, double end) {
+  start_[task] = std::max(start_[task], end);
+  if (--pending_[task] != 0) return;
+  if (program_[task]) {
+    // Its start is now known; resolve it without an event.
+    pending_[task] = kDone;
+    ++finished_;
+    work_.push_back(task);
+  } else {
+    events_.Push(Seconds(start_[task]), task);
   }
-  // First come, first served: reserve the stream(s) from when all are free.
-  Seconds start = Max(now, s.free_at);
-  if (t.second != kNoStream) start = Max(start, streams_[t.second].free_at);
-  s.free_at = start + t.duration;
-  if (t.second != kNoStream) streams_[t.second].free_at = start + t.duration;
-  t.start = start;
-  events_.Push(start + t.duration, task);
 }
 
-void StreamEngine::TryStart(int32_t stream, Seconds now) {
-  Stream& s = streams_[stream];
-  if (s.busy || s.next >= s.program.size()) return;
-  const int32_t t = s.program[s.next];
-  if (!tasks_[t].deps_met) return;
-  ++s.next;
-  s.busy = true;
-  tasks_[t].start = now;
-  events_.Push(now + tasks_[t].duration, t);
-}
-
-void StreamEngine::Finish(int32_t task, Seconds now) {
-  Task& t = tasks_[task];
-  t.end = now;
-  t.done = true;
-  makespan_ = Max(makespan_, now);
+// `task`'s start is final: tell its successors (and theirs, for program
+// tasks resolved on the way) when it ends.
+void StreamEngine::Resolve(int32_t task) {
+  pending_[task] = kDone;
   ++finished_;
-  const bool program = streams_[t.stream].order == Order::kProgram;
-  if (program) streams_[t.stream].busy = false;
-  for (int32_t i = succ_begin_[task]; i < succ_begin_[task + 1]; ++i) {
-    const int32_t next = succ_[i];
-    if (--tasks_[next].pending == 0) OnReady(next, now);
+  work_.push_back(task);
+  while (!work_.empty()) {
+    const int32_t id = work_.back();
+    work_.pop_back();
+    const double end = start_[id] + duration_[id];
+    makespan_ = std::max(makespan_, end);
+    const Links& l = links_[id];
+    if (l.succ[0] >= 0) Reached(l.succ[0], end);
+    if (l.succ[1] >= 0) Reached(l.succ[1], end);
+    if (!succ_begin_.empty()) {
+      for (int32_t i = succ_begin_[id]; i < succ_begin_[id + 1]; ++i) Reached(succ_[i], end);
+    }
+    if (l.next_in_stream >= 0) Reached(l.next_in_stream, end);
   }
-  if (program) TryStart(t.stream, now);
 }
 
 }  // namespace occam::sim

@@ -17,10 +17,19 @@
 // which all its dependencies have ended and its streams are free; Run()
 // reports a deadlock (a dependency cycle, or program orders that wait on
 // each other) as an error.
+//
+// How Run() plays it (same start times as a clock-driven simulation): a
+// kProgram task has exactly one possible start, max(end of its stream
+// predecessor, ends of its dependencies), so it is resolved as soon as those
+// ends are known, without an event. Only kReady tasks compete for a stream;
+// each waits in the EventQueue at its ready time, and popping them in time
+// order (ties: insertion order) serves every kReady stream first come, first
+// served. Flat arrays, no allocation after Reserve() but the successor index.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "occam/status.h"
@@ -36,6 +45,7 @@ class EventQueue {
     int64_t payload = 0;  // what happens (owned by the caller)
   };
 
+  // REQUIRES: 0 <= payload < 2^32, fewer than 2^32 pushes per queue.
   void Push(Seconds time, int64_t payload);
   bool empty() const { return heap_.empty(); }
   size_t size() const { return heap_.size(); }
@@ -43,13 +53,19 @@ class EventQueue {
   Event Pop();
 
  private:
+  // 16 bytes: the insertion number in the high half of `key`, the payload
+  // in the low half, so (time, key) orders by time, then insertion.
+  struct Slot {
+    double time;
+    uint64_t key;
+  };
   struct Later {
-    bool operator()(const Event& a, const Event& b) const {
+    bool operator()(const Slot& a, const Slot& b) const {
       if (a.time != b.time) return a.time > b.time;
-      return a.seq > b.seq;
+      return a.key > b.key;
     }
   };
-  std::vector<Event> heap_;
+  std::vector<Slot> heap_;
   uint64_t next_seq_ = 0;
 };
 
@@ -73,43 +89,49 @@ class StreamEngine {
 
   // The first task that never ran after a failed Run(), or -1.
   int32_t FirstStuckTask() const;
-  int32_t num_tasks() const { return static_cast<int32_t>(tasks_.size()); }
-  Seconds start(int32_t task) const { return tasks_[task].start; }
-  Seconds end(int32_t task) const { return tasks_[task].end; }
-  Seconds makespan() const { return makespan_; }
+  int32_t num_tasks() const { return static_cast<int32_t>(links_.size()); }
+  Seconds start(int32_t task) const { return Seconds(start_[task]); }
+  Seconds end(int32_t task) const { return Seconds(start_[task] + duration_[task]); }
+  Seconds makespan() const { return Seconds(makespan_); }
 
  private:
+  static constexpr int32_t kDone = -1;  // pending_ once resolved
+
   struct Stream {
     Order order = Order::kProgram;
-    bool busy = false;             // kProgram: a task is running
-    Seconds free_at;               // kReady: end of the last reservation
-    std::vector<int32_t> program;  // kProgram: tasks in order
-    size_t next = 0;               // kProgram: index of the next task
+    double free_at = 0;  // kReady: end of the last reservation
+    int32_t last = -1;   // kProgram: the last task added (program order)
   };
 
-  struct Task {
-    Seconds duration;
-    Seconds start;
-    Seconds end;
+  // Per task, as parallel arrays (the hot loop touches start_, pending_
+  // and program_ of a successor; the rest only when the task resolves).
+  // Seconds as plain doubles inside the engine. The first two successors
+  // sit inline in Links (a pipeline pass has at most two); more go to the
+  // CSR index over extra_edges_.
+  struct Links {
     int32_t stream = 0;
     int32_t second = kNoStream;
-    int32_t pending = 0;  // unfinished dependencies
-    bool deps_met = false;
-    bool done = false;
+    int32_t next_in_stream = -1;  // kProgram: the task after this one
+    int32_t succ[2] = {-1, -1};
   };
 
   void BuildSuccessors();
-  void OnReady(int32_t task, Seconds now);
-  void TryStart(int32_t stream, Seconds now);
-  void Finish(int32_t task, Seconds now);
+  void Reached(int32_t task, double end);  // one dependency of `task` ended at `end`
+  void Resolve(int32_t task);              // start known: propagate its end
+  void Serve(int32_t task);                // kReady task popped at its ready time
 
   std::vector<Stream> streams_;
-  std::vector<Task> tasks_;
-  std::vector<std::pair<int32_t, int32_t>> edges_;  // (before, after)
-  std::vector<int32_t> succ_begin_;                 // CSR over edges_
+  std::vector<double> duration_;
+  std::vector<double> start_;     // until resolved: the latest end of a finished dependency
+  std::vector<int32_t> pending_;  // unresolved dependencies (+1 for a program predecessor)
+  std::vector<uint8_t> program_;  // 1: on a kProgram stream
+  std::vector<Links> links_;
+  std::vector<std::pair<int32_t, int32_t>> extra_edges_;  // (before, after) past two
+  std::vector<int32_t> succ_begin_;                       // CSR over extra_edges_
   std::vector<int32_t> succ_;
+  std::vector<int32_t> work_;  // resolved tasks whose successors are not yet told
   EventQueue events_;
-  Seconds makespan_;
+  double makespan_ = 0;
   int32_t finished_ = 0;
 };
 

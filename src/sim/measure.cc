@@ -50,34 +50,59 @@ Peaks Sweep(const std::vector<MemEvent>& acquire, const std::vector<MemEvent>& r
   return peak;
 }
 
-void MemoryPeaks(const PipelineConfig& c, const Program& prog, const PlayedProgram& played,
-                 PipelineResult& r) {
+// Start and end of every operation, device by device (as played.compute).
+struct Span {
+  Seconds start, end;
+};
+
+// Read in task-id order, which is the schedule's rough time order (play.cc),
+// so the engine's arrays are walked almost sequentially.
+std::vector<Span> Spans(const Program& prog, const PlayedProgram& played) {
   const StreamEngine& e = played.engine;
+  std::vector<Span> spans(played.compute.size());
+  size_t longest = 0;
+  for (const auto& ops : prog.ops) longest = std::max(longest, ops.size());
+  for (size_t i = 0; i < longest; ++i) {
+    for (int32_t d = 0; d < prog.devices; ++d) {
+      if (i >= prog.ops[d].size()) continue;
+      const size_t at = static_cast<size_t>(played.first_compute[d]) + i;
+      spans[at] = Span{e.start(played.compute[at]), e.end(played.compute[at])};
+    }
+  }
+  return spans;
+}
+
+void MemoryPeaks(const PipelineConfig& c, const Program& prog, const PlayedProgram& played,
+                 const std::vector<Span>& spans, PipelineResult& r) {
   auto bytes_of = [&](int32_t mb, int32_t pos) {
     const int32_t chunk = prog.lanes[prog.lane_of[mb]].chunk[pos];
     return (c.chunks.size() == 1 ? c.chunks[0] : c.chunks[chunk]).activation;
   };
   std::vector<int32_t> per_mb(prog.lane_of.size(), 0);
   std::vector<MemEvent> acquire, release;
+  size_t longest = 0;
+  for (const auto& ops : prog.ops) longest = std::max(longest, ops.size());
+  acquire.reserve(longest);
+  release.reserve(longest);
   for (int32_t d = 0; d < prog.devices; ++d) {
     acquire.clear();
     release.clear();
+    const Span* span = spans.data() + played.first_compute[d];
     for (size_t i = 0; i < prog.ops[d].size(); ++i) {
       const Op& op = prog.ops[d][i];
-      const int32_t t = played.compute[d][i];
       switch (op.kind) {
         case OpKind::kForward:
-          acquire.push_back({e.start(t), op.microbatch, bytes_of(op.microbatch, op.pos)});
+          acquire.push_back({span[i].start, op.microbatch, bytes_of(op.microbatch, op.pos)});
           break;
         case OpKind::kBackward:
         case OpKind::kWeight:
-          release.push_back({e.end(t), op.microbatch, bytes_of(op.microbatch, op.pos)});
+          release.push_back({span[i].end, op.microbatch, bytes_of(op.microbatch, op.pos)});
           break;
         case OpKind::kBackwardInput:
           break;  // held until its W
         case OpKind::kForwardBackward:
-          acquire.push_back({e.start(t), op.microbatch, bytes_of(op.microbatch, op.pos)});
-          release.push_back({e.end(t), op.microbatch2, bytes_of(op.microbatch2, op.pos2)});
+          acquire.push_back({span[i].start, op.microbatch, bytes_of(op.microbatch, op.pos)});
+          release.push_back({span[i].end, op.microbatch2, bytes_of(op.microbatch2, op.pos2)});
           break;
       }
     }
@@ -98,7 +123,7 @@ void Timeline(const Program& prog, const PlayedProgram& played, PipelineResult& 
   const StreamEngine& e = played.engine;
   for (int32_t d = 0; d < prog.devices; ++d) {
     for (size_t i = 0; i < prog.ops[d].size(); ++i) {
-      const int32_t t = played.compute[d][i];
+      const int32_t t = played.ComputeTask(d, i);
       r.timeline.push_back(TimelineEvent{d, 0, OpName(prog, prog.ops[d][i]), e.start(t), e.end(t)});
     }
   }
@@ -118,15 +143,17 @@ PipelineResult Measure(const PipelineConfig& c, const Program& prog, const Playe
   PipelineResult r;
   r.makespan = e.makespan();
   r.parameter_copies = prog.parameter_copies;
+  const std::vector<Span> spans = Spans(prog, played);
   Seconds busiest;
   for (int32_t d = 0; d < prog.devices; ++d) {
     Seconds busy;
-    for (int32_t t : played.compute[d]) busy += e.end(t) - e.start(t);
+    const Span* span = spans.data() + played.first_compute[d];
+    for (size_t i = 0; i < prog.ops[d].size(); ++i) busy += span[i].end - span[i].start;
     r.busy.push_back(busy);
     busiest = Max(busiest, busy);
   }
   r.bubble_fraction = r.makespan.value() > 0 ? 1.0 - busiest / r.makespan : 0.0;
-  MemoryPeaks(c, prog, played, r);
+  MemoryPeaks(c, prog, played, spans, r);
   if (c.record_timeline) Timeline(prog, played, r);
   return r;
 }

@@ -22,12 +22,17 @@ struct Transfer {
 };
 
 // The engine after Run() and the task ids of every pass, indexed by
-// micro-batch * positions + position (-1 when absent).
+// micro-batch * positions + position (-1 when absent). Device d's i-th
+// operation is task compute[first_compute[d] + i].
 struct PlayedProgram {
   StreamEngine engine;
-  std::vector<std::vector<int32_t>> compute;  // per device, per op
+  std::vector<int32_t> first_compute;  // per device: offset into `compute`
+  std::vector<int32_t> compute;        // task of every operation, device by device
   std::vector<int32_t> f_task, b_task, w_task;
-  std::vector<Transfer> transfers;
+  std::vector<Transfer> transfers;  // only when the config records a timeline
+  int32_t ComputeTask(int32_t device, size_t op) const {
+    return compute[static_cast<size_t>(first_compute[device]) + op];
+  }
 };
 
 Seconds OpDuration(const PipelineConfig& c, const Program& prog, const Op& op);

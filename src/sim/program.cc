@@ -14,7 +14,7 @@ std::string Part(char kind, const Program& prog, int32_t mb, int32_t pos) {
 
 // Per (micro-batch, position): where each pass sits in its device's list.
 struct Seen {
-  int64_t f = -1, b = -1, w = -1;
+  int32_t f = -1, b = -1, w = -1;
   bool split = false;
 };
 
@@ -33,9 +33,9 @@ class Checker {
       return Fail(device, "runs " + what() + ", which belongs to another device");
     }
     Seen& s = seen_[size_t(mb) * prog_.positions + pos];
-    int64_t& slot = kind == 'F' ? s.f : kind == 'W' ? s.w : s.b;
+    int32_t& slot = kind == 'F' ? s.f : kind == 'W' ? s.w : s.b;
     if (slot >= 0) return Fail(device, "runs " + what() + " twice");
-    slot = index;
+    slot = static_cast<int32_t>(index);
     if (kind == 'b') s.split = true;
     if (kind != 'F' && s.f < 0) return Fail(device, "runs " + what() + " before its forward");
     if (kind == 'W' && (s.b < 0 || !s.split)) {
