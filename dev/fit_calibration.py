@@ -27,7 +27,7 @@ import sys
 
 EFFICIENCIES = [round(0.40 + 0.01 * i, 2) for i in range(56)]  # 0.40 .. 0.95
 HALF_TOKENS = [0, 64, 128, 256, 512, 1024, 2048, 4096, 8192]
-HALF_WIDTHS = [0, 32, 64, 128, 256, 512]
+HALF_WIDTHS = [0, 32, 64, 128, 256, 384, 512, 768, 1024]
 COARSE_EFFICIENCIES = EFFICIENCIES[::3]
 COARSE_HALF_TOKENS = [0, 256, 1024, 4096]
 # A family is fitted only with at least this many fitted runs; otherwise its

@@ -163,13 +163,14 @@ struct ValidationReport {
 
 // One calibration value tried instead of the catalog's, for calibration
 // studies (dev/fit_calibration.py): "<family>.gemm_efficiency",
-// "<family>.gemm_half_tokens" or "<family>.<tier>.efficiency", where family
+// "<family>.gemm_half_tokens", "<family>.gemm_half_width" or
+// "<family>.<tier>.efficiency", where family
 // is the chip family of the run (RunValidation::family: a100, h100, tpu-v5e,
 // ...) and tier a tier name of its cluster (nvlink, ib, ici, dcn, ...).
 struct CalibrationOverride {
   std::string family;
   std::string tier;   // empty for the chip's GEMM parameters
-  std::string param;  // gemm_efficiency, gemm_half_tokens or efficiency
+  std::string param;  // gemm_efficiency, gemm_half_tokens, gemm_half_width or efficiency
   double value = 0;
 };
 // Parses "h100.gemm_efficiency=0.72" / "tpu-v5e.dcn.efficiency=0.6".

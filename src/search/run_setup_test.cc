@@ -107,6 +107,15 @@ TEST(RunSetup, SlicesFromMaxTextRuns) {
   EXPECT_EQ(InterpretSlices(BundledRun("narayanan2021_t1_1.7B_32gpu")), 1);
 }
 
+TEST(RunSetup, PublishedRunsUseTheWholeHbm) {
+  // A published run did run: memory is judged against the whole HBM, not the
+  // planner's default safety margin (JobSpec{}.memory_headroom).
+  auto s = BuildRunSetup(BundledRun("korthikanti2022_175B_selective_sp"));
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_GT(JobSpec{}.memory_headroom, 0.0);
+  EXPECT_EQ(s->job.memory_headroom, 0.0);
+}
+
 TEST(RunSetup, UnknownSeqLenOrBatchIsASkipReason) {
   auto titan = BuildRunSetup(BundledRun("torchtitan_l31_8b_fsdp_8gpu_bf16"));
   ASSERT_FALSE(titan.ok());

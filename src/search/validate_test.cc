@@ -15,10 +15,10 @@ namespace {
 
 // Gate thresholds (fractions): achieved median / p90 / Korthikanti mean,
 // rounded up. See doc/validation.md § "Results".
-constexpr double kMaxMedianError = 0.065;
-constexpr double kMaxP90Error = 0.34;
-constexpr double kMaxKorthikantiMeanError = 0.095;
-constexpr int64_t kMaxSkipped = 12;
+constexpr double kMaxMedianError = 0.062;
+constexpr double kMaxP90Error = 0.335;
+constexpr double kMaxKorthikantiMeanError = 0.055;
+constexpr int64_t kMaxSkipped = 11;
 
 const ValidationReport& Report() {
   static const ValidationReport report = [] {
