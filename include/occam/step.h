@@ -76,6 +76,13 @@ class StepModel {
   // Fast path for the planner. REQUIRES: ValidatePlan(...) ok for `plan`.
   // Allocation-free arithmetic; agrees with Evaluate to the last bit.
   QuickEstimate EvaluateQuick(const PlanSpec& plan) const;
+  // A lower bound of EvaluateQuick(plan).step_time from compute alone: the
+  // matmul, attention and element-wise time of the whole model for m
+  // micro-batches spread over the pp devices, plus the fill and drain that
+  // GPipe and 1F1B cannot avoid; communication, other bubbles and the
+  // optimizer are left out. Does not depend on plan.zero, hsdp, order or
+  // a2a_overlap. Costs a fraction of EvaluateQuick. REQUIRES: as EvaluateQuick.
+  Seconds ComputeLowerBound(const PlanSpec& plan) const;
 
   // The pipeline of `plan` as the simulator takes it: one ChunkCost per
   // model chunk (forward, input-grad and weight-grad time of one

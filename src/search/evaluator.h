@@ -22,6 +22,17 @@ class LayoutEvaluator {
   virtual QuickEstimate Quick(const PlanSpec& plan) const = 0;
   // Full estimate with breakdown and bottleneck sentence.
   virtual Result<Estimate> Full(const PlanSpec& plan) const = 0;
+  // A lower bound of Quick(plan).step_time (seconds), much cheaper than
+  // Quick; 0 = no bound. Called before Validate on every enumerated plan
+  // that passes the memory bound, so it must be safe on plans Validate
+  // would reject. CONTRACT: it depends only on the shape (tp, cp, pp, vpp,
+  // dp, ep, etp, schedule), plan.mbs and plan.recompute: the search computes
+  // it once per (shape, mbs, recompute) and reuses it across ZeRO stage,
+  // HSDP, axis order and a2a_overlap variants.
+  virtual double StepTimeLowerBound(const PlanSpec& plan) const {
+    (void)plan;
+    return 0;
+  }
 };
 
 }  // namespace occam::search

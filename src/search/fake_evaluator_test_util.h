@@ -96,6 +96,10 @@ class FakeEvaluator final : public LayoutEvaluator {
     return q;
   }
 
+  // Compute alone (every other part is >= 0); depends on mbs and recompute
+  // only, as the contract asks.
+  double StepTimeLowerBound(const PlanSpec& p) const override { return Times(p).compute; }
+
   Result<Estimate> Full(const PlanSpec& p) const override {
     const QuickEstimate q = Quick(p);
     const Parts t = Times(p);

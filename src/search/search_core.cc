@@ -2,6 +2,8 @@
 #include "search/search_core.h"
 
 #include <algorithm>
+#include <array>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -31,8 +33,62 @@ struct ChunkResult {
   Tally tally;
 };
 
-// Evaluates one candidate already written into `plan`.
-void VisitCandidate(const Context& ctx, const PlanSpec& plan, ChunkResult& out) {
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// The step-time lower bound of one (micro-batch size, recompute) pair of a
+// shape: the larger of Bounds' FLOP bound and the evaluator's own.
+struct PairBound {
+  int64_t mbs = 0;
+  Recompute recompute = Recompute::kNone;
+  double seconds = 0;
+};
+
+// What the search knows of a shape before evaluating any of its layouts.
+struct ShapeInfo {
+  int64_t candidates = 0;
+  double bound = kInf;  // least PairBound over inner variants that fit the memory bound
+  std::vector<PairBound> pairs;
+
+  double BoundOf(const PlanSpec& p) const {
+    for (const PairBound& b : pairs) {
+      if (b.mbs == p.mbs && b.recompute == p.recompute) return b.seconds;
+    }
+    return 0;
+  }
+};
+
+bool MemoryPruned(const Context& ctx, const PlanSpec& plan) {
+  return ctx.tuning.prune && ctx.bounds.MemoryLowerBound(plan) > ctx.bounds.capacity();
+}
+
+ShapeInfo Prepare(const Context& ctx, const Shape& shape) {
+  ShapeInfo info;
+  std::vector<Inner> inners;
+  EnumerateInner(shape, ctx.cluster, ctx.job, ctx.constraints, inners);
+  info.candidates = static_cast<int64_t>(inners.size());
+  if (!ctx.tuning.prune) return info;
+  PlanSpec plan;
+  for (const Inner& inner : inners) {
+    ApplyCandidate(shape, inner, ctx.constraints, plan);
+    if (MemoryPruned(ctx, plan)) continue;
+    double b = -1;
+    for (const PairBound& pb : info.pairs) {
+      if (pb.mbs == plan.mbs && pb.recompute == plan.recompute) b = pb.seconds;
+    }
+    if (b < 0) {
+      b = std::max(ctx.bounds.StepTimeLowerBound(plan).value(),
+                   ctx.evaluator.StepTimeLowerBound(plan));
+      info.pairs.push_back(PairBound{plan.mbs, plan.recompute, b});
+    }
+    info.bound = std::min(info.bound, b);
+  }
+  return info;
+}
+
+// Evaluates one candidate already written into `plan`. `prune_above` is
+// the search-wide pruning threshold of the plan's PP category.
+void VisitCandidate(const Context& ctx, const ShapeInfo& info, const PlanSpec& plan,
+                    double prune_above, ChunkResult& out) {
   Tally& t = out.tally;
   const int cat = PpCategory(plan);
   ++t.candidates;
@@ -43,7 +99,7 @@ void VisitCandidate(const Context& ctx, const PlanSpec& plan, ChunkResult& out) 
       t.min_memory[cat] = std::min(t.min_memory[cat], mem.value());
       return;
     }
-    if (ctx.bounds.StepTimeLowerBound(plan).value() > out.ranking.PruneAbove(cat)) {
+    if (info.BoundOf(plan) > std::min(prune_above, out.ranking.PruneAbove(cat))) {
       ++t.pruned_bound;
       return;
     }
@@ -64,29 +120,31 @@ void VisitCandidate(const Context& ctx, const PlanSpec& plan, ChunkResult& out) 
   out.ranking.Offer(Entry{plan, q, LayoutComplexity(plan, ctx.cluster)});
 }
 
-void RunChunk(const Context& ctx, const std::vector<Shape>& shapes, int64_t begin, int64_t end,
-              ChunkResult& out) {
+// Shapes order[begin, end). A shape whose bound already exceeds the
+// threshold is skipped whole: none of its layouts can change the answer.
+void RunChunk(const Context& ctx, const std::vector<Shape>& shapes,
+              const std::vector<ShapeInfo>& infos, const std::vector<int64_t>& order, int64_t begin,
+              int64_t end, const std::array<double, 2>& prune_above, ChunkResult& out) {
   std::vector<Inner> inners;
   PlanSpec plan;
   plan.order.reserve(5);
-  for (int64_t s = begin; s < end; ++s) {
-    const Shape& shape = shapes[static_cast<size_t>(s)];
+  for (int64_t i = begin; i < end; ++i) {
+    const auto s = static_cast<size_t>(order[static_cast<size_t>(i)]);
+    const Shape& shape = shapes[s];
+    const ShapeInfo& info = infos[s];
+    const int cat = shape.pp > 1 ? 1 : 0;
+    const double above = std::min(prune_above[cat], out.ranking.PruneAbove(cat));
+    if (ctx.tuning.prune && info.bound > above) {
+      out.tally.candidates += info.candidates;
+      out.tally.pruned_bound += info.candidates;
+      continue;
+    }
     EnumerateInner(shape, ctx.cluster, ctx.job, ctx.constraints, inners);
     for (const Inner& inner : inners) {
       ApplyCandidate(shape, inner, ctx.constraints, plan);
-      VisitCandidate(ctx, plan, out);
+      VisitCandidate(ctx, info, plan, prune_above[cat], out);
     }
   }
-}
-
-int64_t CountCandidates(const Context& ctx, const std::vector<Shape>& shapes) {
-  int64_t n = 0;
-  std::vector<Inner> inners;
-  for (const Shape& shape : shapes) {
-    EnumerateInner(shape, ctx.cluster, ctx.job, ctx.constraints, inners);
-    n += static_cast<int64_t>(inners.size());
-  }
-  return n;
 }
 
 Status TooLarge(int64_t n, int64_t cap) {
@@ -203,28 +261,47 @@ Result<SearchResult> RunSearch(const ModelSpec& model, const ClusterSpec& cluste
   const Bounds bounds(model, cluster, job);
   const Context ctx{model, cluster, job, options, constraints, evaluator, bounds, tuning};
   const std::vector<Shape> shapes = EnumerateShapes(model, cluster, job, constraints);
-  const int64_t candidates = CountCandidates(ctx, shapes);
+  // 0 = one thread per hardware thread; the answer never depends on it.
+  ThreadPool pool(options.threads);
+  std::vector<ShapeInfo> infos(shapes.size());
+  pool.ParallelFor(static_cast<int64_t>(shapes.size()), [&](int64_t i) {
+    infos[static_cast<size_t>(i)] = Prepare(ctx, shapes[static_cast<size_t>(i)]);
+  });
+  int64_t candidates = 0;
+  for (const ShapeInfo& info : infos) candidates += info.candidates;
   if (candidates == 0) return NoCandidates(ctx);
   if (candidates > tuning.max_candidates) return TooLarge(candidates, tuning.max_candidates);
 
+  // Most promising shapes first (least bound; ties by enumeration order), so
+  // a good layout is known early and the bound skips most of the rest.
+  std::vector<int64_t> order(shapes.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int64_t>(i);
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+    return infos[static_cast<size_t>(a)].bound < infos[static_cast<size_t>(b)].bound;
+  });
+  // Chunks run in waves of 1, 2, 4, ... chunks. Within a wave every chunk
+  // prunes against the ranking merged from all earlier waves (and its own):
+  // fixed wave and chunk boundaries keep the answer and every count
+  // independent of the thread count.
   const int64_t per = std::max<int64_t>(1, tuning.shapes_per_chunk);
   const int64_t chunks = (static_cast<int64_t>(shapes.size()) + per - 1) / per;
-  std::vector<ChunkResult> results(
-      static_cast<size_t>(chunks),
-      ChunkResult{Ranking(options.top, options.simplicity_threshold), Tally{}});
-  // Never more threads than chunks; 0 = one per hardware thread.
-  const int threads =
-      options.threads > 0 && options.threads > chunks ? static_cast<int>(chunks) : options.threads;
-  ThreadPool pool(threads);
-  pool.ParallelFor(chunks, [&](int64_t i) {
-    const int64_t end = std::min<int64_t>(static_cast<int64_t>(shapes.size()), (i + 1) * per);
-    RunChunk(ctx, shapes, i * per, end, results[static_cast<size_t>(i)]);
-  });
   Ranking merged(options.top, options.simplicity_threshold);
   Tally tally;
-  for (const ChunkResult& c : results) {
-    merged.Merge(c.ranking);
-    tally.Merge(c.tally);
+  for (int64_t first = 0, wave = 1; first < chunks; first += wave, wave *= 2) {
+    const int64_t n = std::min(wave, chunks - first);
+    const std::array<double, 2> above = {merged.PruneAbove(0), merged.PruneAbove(1)};
+    std::vector<ChunkResult> results(
+        static_cast<size_t>(n),
+        ChunkResult{Ranking(options.top, options.simplicity_threshold), Tally{}});
+    pool.ParallelFor(n, [&](int64_t i) {
+      const int64_t begin = (first + i) * per;
+      const int64_t end = std::min<int64_t>(static_cast<int64_t>(shapes.size()), begin + per);
+      RunChunk(ctx, shapes, infos, order, begin, end, above, results[static_cast<size_t>(i)]);
+    });
+    for (const ChunkResult& c : results) {
+      merged.Merge(c.ranking);
+      tally.Merge(c.tally);
+    }
   }
   return Assemble(ctx, merged, tally);
 }

@@ -15,6 +15,9 @@ class StepModelEvaluator final : public LayoutEvaluator {
   }
   QuickEstimate Quick(const PlanSpec& plan) const override { return step_.EvaluateQuick(plan); }
   Result<Estimate> Full(const PlanSpec& plan) const override { return step_.Evaluate(plan); }
+  double StepTimeLowerBound(const PlanSpec& plan) const override {
+    return step_.ComputeLowerBound(plan).value();
+  }
 
  private:
   const StepModel& step_;

@@ -1,5 +1,6 @@
 // StepModel: precomputes the model's work once, then evaluates plans with
 // the shared arithmetic of step_core.cc (Evaluate adds names and text).
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <utility>
@@ -61,6 +62,51 @@ QuickEstimate StepModel::EvaluateQuick(const PlanSpec& plan) const {
   q.memory_total = r.memory.total();
   q.fits = r.fits;
   return q;
+}
+
+namespace {
+
+double Compute(const step_internal::Seg& s) { return s.cf + s.cb + s.cw; }
+
+}  // namespace
+
+// Every device runs m micro-batches through its chunks one after another,
+// so the slowest device's compute m * t_d is at least m * sum_d t_d / pp, and
+// sum_d t_d is the whole model's compute per micro-batch (every chunk once).
+// GPipe / 1F1B: device k cannot start before micro-batch 0 has crossed
+// devices 0..k-1 and ends only after the last backward has crossed them
+// back, so step >= m t_k + sum_{d<k} t_d for every k; the weights
+// w_d ~ (1 - 1/m)^(p-1-d) average these into
+// step >= sum_d t_d / (1 - (1 - 1/m)^p) (>= m sum_d t_d / p by Bernoulli).
+// BlockSeg's compute (cf, cb, cw) depends on the plan's degrees, tokens and
+// lambda only: with every rank group of size one its collectives cost nothing.
+Seconds StepModel::ComputeLowerBound(const PlanSpec& plan) const {
+  const Impl& impl = *impl_;
+  step_internal::PlanContext c;
+  c.model = &impl.model;
+  c.cluster = &impl.cluster;
+  c.job = &impl.job;
+  c.work = &impl.work;
+  c.plan = &plan;
+  c.tokens = static_cast<double>(plan.mbs * impl.job.seq_len) / static_cast<double>(plan.cp);
+  c.lambda = impl.Lambda(plan);
+  const ModelWork& w = impl.work;
+  const step_internal::Seg dense = step_internal::BlockSeg(c, w.dense, false);
+  step_internal::Seg moe;
+  if (impl.model.moe) moe = step_internal::BlockSeg(c, w.moe, true);
+  const auto n_moe = static_cast<double>(w.MoeLayers(0, w.num_layers));
+  const double per_microbatch = (static_cast<double>(w.num_layers) - n_moe) * Compute(dense) +
+                                n_moe * Compute(moe) + Compute(step_internal::EmbeddingSeg(c)) +
+                                Compute(step_internal::HeadSeg(c)) +
+                                Compute(step_internal::MtpSeg(c, impl.model.moe ? moe : dense));
+  const double m =
+      static_cast<double>(impl.job.global_batch_seqs) / static_cast<double>(plan.dp * plan.mbs);
+  const double p = static_cast<double>(plan.pp);
+  double bound = m * per_microbatch / p;
+  if (plan.pp > 1 && (plan.schedule == Schedule::kGpipe || plan.schedule == Schedule::k1F1B)) {
+    bound = std::max(bound, per_microbatch / (1.0 - std::pow(1.0 - 1.0 / m, p)));
+  }
+  return Seconds(bound);
 }
 
 Result<Estimate> StepModel::Evaluate(const PlanSpec& plan) const {

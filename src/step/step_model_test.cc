@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <utility>
 
 #include "cost/test_models.h"
 #include "occam/cost.h"
@@ -223,6 +224,50 @@ TEST(StepModel, PipelineForHasOneChunkPerModelChunk) {
     EXPECT_GT(k.backward_input.value(), 0);
     EXPECT_GT(k.activation.value(), 0);
   }
+}
+
+// ComputeLowerBound: never above the step time, the same for every ZeRO
+// stage and axis order, and for 1F1B at least the fill/drain closed form
+// sum_d t_d / (1 - (1 - 1/m)^p) derived in step_model.cc.
+TEST(ComputeLowerBound, NeverExceedsTheStepAndIgnoresShardingAndOrder) {
+  const ModelSpec model = *CatalogModel("deepseek-v2-lite");
+  const ClusterSpec cluster = *CatalogCluster("h100", 64);
+  JobSpec job = Job(4096, 256);
+  job.moe_imbalance = 1.2;
+  const StepModel sm = std::move(StepModel::Create(model, cluster, job)).value();
+  int checked = 0;
+  for (const char* text :
+       {"tp=1,dp=64,ep=8,zero=1,mbs=1", "tp=2,dp=32,ep=16,zero=3,mbs=2,recompute=full",
+        "tp=4,pp=4,dp=4,ep=4,zero=1,mbs=1,schedule=1f1b",
+        "tp=1,pp=2,dp=32,ep=8,zero=2,mbs=2,schedule=gpipe",
+        "tp=2,pp=4,vpp=2,dp=8,ep=8,zero=1,mbs=1,schedule=interleaved",
+        "tp=1,pp=4,vpp=2,dp=16,ep=16,zero=1,mbs=1,schedule=dualpipev",
+        "tp=2,cp=2,dp=16,ep=8,zero=1,mbs=1,recompute=selective"}) {
+    PlanSpec plan = *ParsePlan(text);
+    ASSERT_TRUE(ValidatePlan(model, cluster, job, plan).ok()) << text;
+    const double bound = sm.ComputeLowerBound(plan).value();
+    EXPECT_GT(bound, 0) << text;
+    EXPECT_LE(bound, sm.EvaluateQuick(plan).step_time.value()) << text;
+    for (int zero : {0, 1, 2, 3}) {
+      PlanSpec z = plan;
+      z.zero = zero;
+      z.order = {Axis::kTp, Axis::kCp, Axis::kDp, Axis::kEp, Axis::kPp};
+      EXPECT_EQ(sm.ComputeLowerBound(z).value(), bound) << text << " zero " << zero;
+      if (ValidatePlan(model, cluster, job, z).ok()) {
+        EXPECT_LE(bound, sm.EvaluateQuick(z).step_time.value()) << text << " zero " << zero;
+      }
+    }
+    ++checked;
+  }
+  EXPECT_EQ(checked, 7);
+  // 1F1B: with the same micro-batch (tokens, tp, ep, hence lambda) the
+  // model's compute per micro-batch sum_d t_d is the same; pp=1 gives m * sum.
+  const PlanSpec flat = *ParsePlan("tp=4,dp=16,ep=4,zero=1,mbs=4");
+  const PlanSpec piped = *ParsePlan("tp=4,pp=4,dp=4,ep=4,zero=1,mbs=4,schedule=1f1b");
+  const double m_flat = 256.0 / (16 * 4), m_piped = 256.0 / (4 * 4);
+  const double per_mb = sm.ComputeLowerBound(flat).value() / m_flat;
+  const double expect = per_mb / (1 - std::pow(1 - 1 / m_piped, 4.0));
+  EXPECT_NEAR(sm.ComputeLowerBound(piped).value(), expect, 1e-9 * expect);
 }
 
 }  // namespace
