@@ -43,5 +43,14 @@ TEST(Complexity, EachAxisAndShardingAddsAndCrossTierTpAddsMore) {
   EXPECT_LT(z1, LayoutComplexity(Plan("tp=1,pp=1,dp=64,order=tp/cp/ep/pp/dp"), c));
 }
 
+// The expert all-to-all overlap costs one point: less than any pipeline.
+TEST(Complexity, A2aOverlapAddsOneAndStaysBelowAnyPipeline) {
+  const ClusterSpec c = search::testing::SmallCluster(64);
+  const int ep = LayoutComplexity(Plan("tp=1,pp=1,dp=64,ep=8"), c);
+  const int a2a = LayoutComplexity(Plan("tp=1,pp=1,dp=64,ep=8,a2a_overlap=1"), c);
+  EXPECT_EQ(a2a, ep + 1);
+  EXPECT_LT(a2a, LayoutComplexity(Plan("tp=1,pp=2,dp=32,ep=8,schedule=1f1b"), c));
+}
+
 }  // namespace
 }  // namespace occam
