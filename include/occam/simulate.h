@@ -90,7 +90,10 @@ struct PipelineSummary {
 // scale exactly with time and with bytes, so the key is (schedule, p, v, m,
 // flags, every time relative to the first chunk's forward and every size
 // relative to the first chunk's activation, each rounded to 1e-6); a hit is
-// rescaled to the caller's units. Safe to share between threads.
+// rescaled to the caller's units. A miss simulates the rounded values, so a
+// result depends only on its key (the same under any thread count). Safe to
+// share between threads (sharded locks); a hit does not allocate when `out`
+// already has room for the per-device peaks.
 class PipelineCache {
  public:
   PipelineCache();
@@ -99,6 +102,7 @@ class PipelineCache {
   PipelineCache& operator=(const PipelineCache&) = delete;
 
   Result<PipelineSummary> Get(const PipelineConfig& config);
+  Status Get(const PipelineConfig& config, PipelineSummary& out);
   size_t size() const;
   int64_t hits() const;
 

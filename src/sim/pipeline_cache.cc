@@ -1,32 +1,43 @@
 // PipelineCache: SimulatePipeline memoised by shape (see simulate.h).
 //
 // A pipeline's timing is linear in its durations: scaling every time by k
-// scales every start and end by k (the engine only adds and compares
-// times), and scaling every activation size by k scales the peaks by k. So
-// the key stores times relative to the first chunk's forward and sizes
-// relative to the first chunk's activation; a hit is rescaled.
+// scales every start and end by k (the engine only adds, maximises and
+// compares times), and scaling every activation size by k scales the peaks
+// by k. So the key holds times relative to the first chunk's forward and
+// sizes relative to the first chunk's activation, each rounded to 1e-6 (an
+// integer code); a hit is rescaled.
+//
+// A result depends only on its key: a miss simulates the values decoded
+// from the codes (code * 1e-6 reference units), not the caller's unrounded
+// ones, so whichever thread fills an entry first, every caller with that
+// key gets the same numbers.
+//
+// Layout: 16 shards, each a mutex, an open-addressing table of slots
+// (hash, where its codes sit in the shard's code pool, summary index) and
+// the summaries. A lookup builds the codes in a fixed stack buffer, hashes
+// and compares them, and allocates nothing; only a miss inserts.
 #include <algorithm>
+#include <array>
 #include <cmath>
-#include <map>
+#include <cstdint>
 #include <mutex>
-#include <string>
 #include <vector>
 
 #include "occam/simulate.h"
 
 namespace occam {
-
-struct PipelineCache::Impl {
-  mutable std::mutex mu;
-  std::map<std::vector<int64_t>, PipelineSummary> entries;  // in reference units
-  int64_t hits = 0;
-};
-
 namespace {
 
 constexpr double kKeyResolution = 1e6;  // relative values rounded to 1e-6
+constexpr size_t kShards = 16;
+constexpr size_t kCodesPerChunk = 6;
+constexpr size_t kHeaderCodes = 6;
 
-int64_t Rounded(double relative) { return std::llround(relative * kKeyResolution); }
+// Nearest integer, halves away from zero (inline; |x| < 1e15 here).
+int64_t Rounded(double relative) {
+  const double x = relative * kKeyResolution;
+  return static_cast<int64_t>(x < 0 ? x - 0.5 : x + 0.5);
+}
 
 struct Scale {
   double time = 1;
@@ -42,21 +53,77 @@ Scale ScaleOf(const PipelineConfig& c) {
   return s;
 }
 
-std::vector<int64_t> KeyOf(const PipelineConfig& c, Scale s) {
-  std::vector<int64_t> key = {int64_t(c.schedule),
-                              c.stages,
-                              c.vpp,
-                              c.microbatches,
-                              c.require_all_forward_first,
-                              Rounded(c.p2p.value() / s.time)};
+// The key's codes, in order: header, then per chunk F, B, W, forward comm,
+// backward comm (times) and activation (bytes). `fn(i, code)` per code.
+template <class Fn>
+void ForEachCode(const PipelineConfig& c, Scale s, Fn&& fn) {
+  const double per_time = 1.0 / s.time, per_byte = 1.0 / s.bytes;
+  size_t i = 0;
+  fn(i++, int64_t(c.schedule));
+  fn(i++, c.stages);
+  fn(i++, c.vpp);
+  fn(i++, c.microbatches);
+  fn(i++, int64_t{c.require_all_forward_first});
+  fn(i++, Rounded(c.p2p.value() * per_time));
   for (const ChunkCost& k : c.chunks) {
-    for (Seconds t :
-         {k.forward, k.backward_input, k.backward_weight, k.forward_comm, k.backward_comm}) {
-      key.push_back(Rounded(t.value() / s.time));
-    }
-    key.push_back(Rounded(k.activation.value() / s.bytes));
+    fn(i++, Rounded(k.forward.value() * per_time));
+    fn(i++, Rounded(k.backward_input.value() * per_time));
+    fn(i++, Rounded(k.backward_weight.value() * per_time));
+    fn(i++, Rounded(k.forward_comm.value() * per_time));
+    fn(i++, Rounded(k.backward_comm.value() * per_time));
+    fn(i++, Rounded(k.activation.value() * per_byte));
   }
-  return key;
+}
+
+size_t CodeCount(const PipelineConfig& c) {
+  return kHeaderCodes + kCodesPerChunk * c.chunks.size();
+}
+
+// The key's codes: in a fixed stack buffer (no allocation) for up to
+// kInlineCodes codes (163 chunks), on the heap beyond.
+constexpr size_t kInlineCodes = 1024;
+
+class Codes {
+ public:
+  Codes(const PipelineConfig& c, Scale s) : n_(CodeCount(c)) {
+    if (n_ > kInlineCodes) heap_.resize(n_);
+    int64_t* out = data();
+    ForEachCode(c, s, [out](size_t i, int64_t code) { out[i] = code; });
+  }
+  const int64_t* data() const { return n_ > kInlineCodes ? heap_.data() : inline_.data(); }
+  int64_t* data() { return n_ > kInlineCodes ? heap_.data() : inline_.data(); }
+  size_t size() const { return n_; }
+  uint64_t Hash() const {
+    // Multiply-xorshift per code, splitmix64 finaliser at the end.
+    uint64_t h = 0x243f6a8885a308d3ULL;
+    for (size_t i = 0; i < n_; ++i) {
+      h = (h ^ static_cast<uint64_t>(data()[i])) * 0x9e3779b97f4a7c15ULL;
+      h ^= h >> 29;
+    }
+    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
+    return h ^ (h >> 31);
+  }
+
+ private:
+  size_t n_;
+  std::array<int64_t, kInlineCodes> inline_;  // uninitialised past n_
+  std::vector<int64_t> heap_;
+};
+
+// The reference-unit config the key stands for (decoded codes).
+PipelineConfig Decoded(const PipelineConfig& c, const int64_t* codes) {
+  PipelineConfig ref = c;
+  ref.record_timeline = false;
+  auto t = [](int64_t code) { return Seconds(static_cast<double>(code) / kKeyResolution); };
+  ref.p2p = t(codes[5]);
+  for (size_t k = 0; k < ref.chunks.size(); ++k) {
+    const int64_t* x = codes + kHeaderCodes + kCodesPerChunk * k;
+    ref.chunks[k] =
+        ChunkCost{t(x[0]), t(x[1]), t(x[2]), Bytes(static_cast<double>(x[5]) / kKeyResolution),
+                  t(x[3]), t(x[4])};
+  }
+  return ref;
 }
 
 PipelineSummary Summarize(const PipelineResult& r) {
@@ -69,64 +136,141 @@ PipelineSummary Summarize(const PipelineResult& r) {
   return sum;
 }
 
-PipelineSummary Rescaled(PipelineSummary sum, double time, double bytes) {
-  sum.makespan = sum.makespan * time;
-  sum.peak_activation = sum.peak_activation * bytes;
-  for (Bytes& b : sum.device_peak_activation) b = b * bytes;
-  return sum;
+// Writes `sum` (reference units) rescaled into `out`, reusing its storage.
+void RescaledInto(const PipelineSummary& sum, Scale s, PipelineSummary& out) {
+  out.makespan = sum.makespan * s.time;
+  out.bubble_fraction = sum.bubble_fraction;
+  out.peak_inflight_microbatches = sum.peak_inflight_microbatches;
+  out.peak_activation = sum.peak_activation * s.bytes;
+  out.parameter_copies = sum.parameter_copies;
+  out.device_peak_activation.resize(sum.device_peak_activation.size());
+  for (size_t d = 0; d < sum.device_peak_activation.size(); ++d) {
+    out.device_peak_activation[d] = sum.device_peak_activation[d] * s.bytes;
+  }
 }
 
+struct Slot {
+  uint64_t hash = 0;
+  uint32_t codes = 0;   // offset into Shard::pool
+  uint32_t length = 0;  // number of codes
+  uint32_t value = 0;   // index into Shard::values + 1 (0 = empty)
+};
+
+struct Shard {
+  std::mutex mu;
+  std::vector<Slot> slots = std::vector<Slot>(64);  // power of two, <= half full
+  std::vector<int64_t> pool;
+  std::vector<PipelineSummary> values;
+  int64_t hits = 0;
+
+  bool Matches(const Slot& slot, const Codes& key) const {
+    return slot.length == key.size() &&
+           std::equal(key.data(), key.data() + key.size(), pool.data() + slot.codes);
+  }
+
+  // Index of the slot holding the key, or of the empty slot where it goes.
+  size_t Find(uint64_t hash, const Codes& key) const {
+    const size_t mask = slots.size() - 1;
+    for (size_t i = hash & mask;; i = (i + 1) & mask) {
+      const Slot& slot = slots[i];
+      if (slot.value == 0) return i;
+      if (slot.hash == hash && Matches(slot, key)) return i;
+    }
+  }
+
+  void Insert(uint64_t hash, const Codes& key, PipelineSummary sum) {
+    if (2 * (values.size() + 1) > slots.size()) Grow();
+    const size_t at = Find(hash, key);
+    if (slots[at].value != 0) return;  // another thread filled it meanwhile
+    const auto begin = static_cast<uint32_t>(pool.size());
+    pool.insert(pool.end(), key.data(), key.data() + key.size());
+    values.push_back(std::move(sum));
+    slots[at] =
+        Slot{hash, begin, static_cast<uint32_t>(key.size()), static_cast<uint32_t>(values.size())};
+  }
+
+  void Grow() {
+    std::vector<Slot> old(slots.size() * 2);
+    old.swap(slots);
+    const size_t mask = slots.size() - 1;
+    for (const Slot& slot : old) {
+      if (slot.value == 0) continue;
+      size_t i = slot.hash & mask;
+      while (slots[i].value != 0) i = (i + 1) & mask;
+      slots[i] = slot;
+    }
+  }
+};
+
 }  // namespace
+
+struct PipelineCache::Impl {
+  std::array<Shard, kShards> shards;
+};
 
 PipelineCache::PipelineCache() : impl_(std::make_unique<Impl>()) {}
 PipelineCache::~PipelineCache() = default;
 
-Result<PipelineSummary> PipelineCache::Get(const PipelineConfig& config) {
+Status PipelineCache::Get(const PipelineConfig& config, PipelineSummary& out) {
   const Scale s = ScaleOf(config);
-  // Range checks happen in SimulatePipeline; values too large to key are
-  // simulated directly.
+  // Range checks happen in SimulatePipeline; values that cannot be keyed
+  // (relative size 1e9 or more, NaN) are simulated directly.
+  auto fits = [](double relative) { return std::abs(relative) < 1e9; };
+  bool keyable = fits(config.p2p.value() / s.time);
   for (const ChunkCost& k : config.chunks) {
-    if (!(k.forward.value() / s.time < 1e9) || !(k.activation.value() / s.bytes < 1e9)) {
-      OCCAM_ASSIGN_OR_RETURN(PipelineResult r, SimulatePipeline(config));
-      return Summarize(r);
+    for (Seconds t :
+         {k.forward, k.backward_input, k.backward_weight, k.forward_comm, k.backward_comm}) {
+      keyable = keyable && fits(t.value() / s.time);
     }
+    keyable = keyable && fits(k.activation.value() / s.bytes);
   }
-  const std::vector<int64_t> key = KeyOf(config, s);
+  if (!keyable) {
+    OCCAM_ASSIGN_OR_RETURN(PipelineResult r, SimulatePipeline(config));
+    out = Summarize(r);
+    return Status::Ok();
+  }
+  const Codes key(config, s);
+  const uint64_t hash = key.Hash();
+  Shard& shard = impl_->shards[(hash >> 60) % kShards];
   {
-    std::lock_guard<std::mutex> lock(impl_->mu);
-    auto it = impl_->entries.find(key);
-    if (it != impl_->entries.end()) {
-      ++impl_->hits;
-      return Rescaled(it->second, s.time, s.bytes);
+    std::lock_guard<std::mutex> lock(shard.mu);
+    const Slot& slot = shard.slots[shard.Find(hash, key)];
+    if (slot.value != 0) {
+      ++shard.hits;
+      RescaledInto(shard.values[slot.value - 1], s, out);
+      return Status::Ok();
     }
   }
-  PipelineConfig ref = config;  // in reference units
-  ref.record_timeline = false;
-  ref.p2p = config.p2p / s.time;
-  for (ChunkCost& k : ref.chunks) {
-    for (Seconds* t :
-         {&k.forward, &k.backward_input, &k.backward_weight, &k.forward_comm, &k.backward_comm}) {
-      *t = *t / s.time;
-    }
-    k.activation = k.activation / s.bytes;
-  }
-  OCCAM_ASSIGN_OR_RETURN(PipelineResult r, SimulatePipeline(ref));
-  const PipelineSummary sum = Summarize(r);
-  {
-    std::lock_guard<std::mutex> lock(impl_->mu);
-    impl_->entries.emplace(key, sum);
-  }
-  return Rescaled(sum, s.time, s.bytes);
+  OCCAM_ASSIGN_OR_RETURN(PipelineResult r, SimulatePipeline(Decoded(config, key.data())));
+  PipelineSummary sum = Summarize(r);
+  RescaledInto(sum, s, out);
+  std::lock_guard<std::mutex> lock(shard.mu);
+  shard.Insert(hash, key, std::move(sum));
+  return Status::Ok();
+}
+
+Result<PipelineSummary> PipelineCache::Get(const PipelineConfig& config) {
+  PipelineSummary out;
+  OCCAM_RETURN_IF_ERROR(Get(config, out));
+  return out;
 }
 
 size_t PipelineCache::size() const {
-  std::lock_guard<std::mutex> lock(impl_->mu);
-  return impl_->entries.size();
+  size_t n = 0;
+  for (Shard& shard : impl_->shards) {
+    std::lock_guard<std::mutex> lock(shard.mu);
+    n += shard.values.size();
+  }
+  return n;
 }
 
 int64_t PipelineCache::hits() const {
-  std::lock_guard<std::mutex> lock(impl_->mu);
-  return impl_->hits;
+  int64_t n = 0;
+  for (Shard& shard : impl_->shards) {
+    std::lock_guard<std::mutex> lock(shard.mu);
+    n += shard.hits;
+  }
+  return n;
 }
 
 }  // namespace occam

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "occam/simulate.h"
 
@@ -262,6 +264,57 @@ TEST(PipelineCache, HitsAreRescaledExactly) {
   scaled.microbatches = 16;  // another shape: a miss
   ASSERT_TRUE(cache.Get(scaled).ok());
   EXPECT_EQ(cache.size(), 2u);
+}
+
+// Two configs within the key's rounding share one entry, and both get the
+// values of the rounded key (whichever came first), so a hit and a miss agree
+// bit for bit.
+TEST(PipelineCache, HitAndMissGiveIdenticalValues) {
+  PipelineConfig a = Uniform(Schedule::k1F1B, 4, 1, 8, 1.0, 2.0, 1.0);
+  a.chunks.resize(4, a.chunks[0]);
+  a.chunks[3].backward_input = Seconds(2.5);
+  PipelineConfig b = a;
+  b.chunks[3].backward_input = Seconds(2.5 + 2e-8);  // same code (1e-6 resolution)
+  PipelineCache first, second;
+  PipelineSummary ab, aa, ba;
+  ASSERT_TRUE(first.Get(a, aa).ok());
+  ASSERT_TRUE(first.Get(b, ab).ok());   // hit
+  ASSERT_TRUE(second.Get(b, ba).ok());  // miss in another cache
+  EXPECT_EQ(first.hits(), 1);
+  EXPECT_EQ(aa.makespan.value(), ab.makespan.value());
+  EXPECT_EQ(ab.makespan.value(), ba.makespan.value());
+  EXPECT_EQ(ab.device_peak_activation, ba.device_peak_activation);
+  // Critical path at these costs: the closed form for the slow last stage.
+  EXPECT_NEAR(aa.makespan.value(), Sim(a).makespan.value(), 1e-6 * aa.makespan.value());
+}
+
+// Threads filling one cache see what a single thread sees.
+TEST(PipelineCache, ThreadsAgreeWithOneThread) {
+  std::vector<PipelineConfig> configs;
+  for (int64_t p : {2, 4, 8}) {
+    for (int64_t m : {8, 16, 24}) {
+      for (double b : {1.0, 1.5, 2.0})
+        configs.push_back(Uniform(Schedule::k1F1B, p, 1, m, 1, b, 1));
+    }
+  }
+  PipelineCache alone;
+  std::vector<double> want;
+  for (const PipelineConfig& c : configs) want.push_back(alone.Get(c)->makespan.value());
+  PipelineCache shared;
+  std::vector<std::vector<double>> got(4, std::vector<double>(configs.size()));
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < got.size(); ++t) {
+    threads.emplace_back([&, t] {
+      for (size_t k = 0; k < configs.size(); ++k) {
+        const size_t i = (k + 7 * t) % configs.size();
+        PipelineSummary s;
+        if (shared.Get(configs[i], s).ok()) got[t][i] = s.makespan.value();
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  for (const auto& g : got) EXPECT_EQ(g, want);
+  EXPECT_EQ(shared.size(), configs.size());
 }
 
 }  // namespace
