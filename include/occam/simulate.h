@@ -88,12 +88,13 @@ struct PipelineSummary {
 
 // Fast path for the planner: memoises SimulatePipeline by shape. Results
 // scale exactly with time and with bytes, so the key is (schedule, p, v, m,
-// flags, every time relative to the first chunk's forward and every size
-// relative to the first chunk's activation, each rounded to 1e-6); a hit is
-// rescaled to the caller's units. A miss simulates the rounded values, so a
-// result depends only on its key (the same under any thread count). Safe to
-// share between threads (sharded locks); a hit does not allocate when `out`
-// already has room for the per-device peaks.
+// flags, every time divided by the first chunk's forward and every size by
+// the first chunk's activation, as exact doubles); a hit is rescaled to the
+// caller's units. No rounding: a caller that wants nearby costs to share an
+// entry rounds them first (the step layer keeps 8 mantissa bits). A miss
+// simulates the key's values, so a result depends only on its key (the same
+// under any thread count). Safe to share between threads (sharded locks); a
+// hit does not allocate when `out` already has room for the per-device peaks.
 class PipelineCache {
  public:
   PipelineCache();

@@ -3,14 +3,15 @@
 // A pipeline's timing is linear in its durations: scaling every time by k
 // scales every start and end by k (the engine only adds, maximises and
 // compares times), and scaling every activation size by k scales the peaks
-// by k. So the key holds times relative to the first chunk's forward and
-// sizes relative to the first chunk's activation, each rounded to 1e-6 (an
-// integer code); a hit is rescaled.
+// by k. So the key holds every time divided by the first chunk's forward
+// and every size divided by the first chunk's activation, as exact doubles
+// (their bit patterns are the codes; no rounding here: a caller that wants
+// nearby shapes to share an entry rounds first, as step/pipeline_timing.cc
+// does); a hit is rescaled.
 //
 // A result depends only on its key: a miss simulates the values decoded
-// from the codes (code * 1e-6 reference units), not the caller's unrounded
-// ones, so whichever thread fills an entry first, every caller with that
-// key gets the same numbers.
+// from the codes (reference units), not the caller's, so whichever thread
+// fills an entry first, every caller with that key gets the same numbers.
 //
 // Layout: 16 shards, each a mutex, an open-addressing table of slots
 // (hash, where its codes sit in the shard's code pool, summary index) and
@@ -18,6 +19,7 @@
 // and compares them, and allocates nothing; only a miss inserts.
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <mutex>
@@ -28,16 +30,12 @@
 namespace occam {
 namespace {
 
-constexpr double kKeyResolution = 1e6;  // relative values rounded to 1e-6
 constexpr size_t kShards = 16;
 constexpr size_t kCodesPerChunk = 6;
 constexpr size_t kHeaderCodes = 6;
 
-// Nearest integer, halves away from zero (inline; |x| < 1e15 here).
-int64_t Rounded(double relative) {
-  const double x = relative * kKeyResolution;
-  return static_cast<int64_t>(x < 0 ? x - 0.5 : x + 0.5);
-}
+int64_t Code(double relative) { return std::bit_cast<int64_t>(relative); }
+double Value(int64_t code) { return std::bit_cast<double>(code); }
 
 struct Scale {
   double time = 1;
@@ -57,21 +55,20 @@ Scale ScaleOf(const PipelineConfig& c) {
 // backward comm (times) and activation (bytes). `fn(i, code)` per code.
 template <class Fn>
 void ForEachCode(const PipelineConfig& c, Scale s, Fn&& fn) {
-  const double per_time = 1.0 / s.time, per_byte = 1.0 / s.bytes;
   size_t i = 0;
   fn(i++, int64_t(c.schedule));
   fn(i++, c.stages);
   fn(i++, c.vpp);
   fn(i++, c.microbatches);
   fn(i++, int64_t{c.require_all_forward_first});
-  fn(i++, Rounded(c.p2p.value() * per_time));
+  fn(i++, Code(c.p2p.value() / s.time));
   for (const ChunkCost& k : c.chunks) {
-    fn(i++, Rounded(k.forward.value() * per_time));
-    fn(i++, Rounded(k.backward_input.value() * per_time));
-    fn(i++, Rounded(k.backward_weight.value() * per_time));
-    fn(i++, Rounded(k.forward_comm.value() * per_time));
-    fn(i++, Rounded(k.backward_comm.value() * per_time));
-    fn(i++, Rounded(k.activation.value() * per_byte));
+    fn(i++, Code(k.forward.value() / s.time));
+    fn(i++, Code(k.backward_input.value() / s.time));
+    fn(i++, Code(k.backward_weight.value() / s.time));
+    fn(i++, Code(k.forward_comm.value() / s.time));
+    fn(i++, Code(k.backward_comm.value() / s.time));
+    fn(i++, Code(k.activation.value() / s.bytes));
   }
 }
 
@@ -115,13 +112,11 @@ class Codes {
 PipelineConfig Decoded(const PipelineConfig& c, const int64_t* codes) {
   PipelineConfig ref = c;
   ref.record_timeline = false;
-  auto t = [](int64_t code) { return Seconds(static_cast<double>(code) / kKeyResolution); };
+  auto t = [](int64_t code) { return Seconds(Value(code)); };
   ref.p2p = t(codes[5]);
   for (size_t k = 0; k < ref.chunks.size(); ++k) {
     const int64_t* x = codes + kHeaderCodes + kCodesPerChunk * k;
-    ref.chunks[k] =
-        ChunkCost{t(x[0]), t(x[1]), t(x[2]), Bytes(static_cast<double>(x[5]) / kKeyResolution),
-                  t(x[3]), t(x[4])};
+    ref.chunks[k] = ChunkCost{t(x[0]), t(x[1]), t(x[2]), Bytes(Value(x[5])), t(x[3]), t(x[4])};
   }
   return ref;
 }
@@ -213,9 +208,9 @@ PipelineCache::~PipelineCache() = default;
 
 Status PipelineCache::Get(const PipelineConfig& config, PipelineSummary& out) {
   const Scale s = ScaleOf(config);
-  // Range checks happen in SimulatePipeline; values that cannot be keyed
-  // (relative size 1e9 or more, NaN) are simulated directly.
-  auto fits = [](double relative) { return std::abs(relative) < 1e9; };
+  // Range checks happen in SimulatePipeline: a config with a non-finite
+  // value is simulated directly (and rejected there).
+  auto fits = [](double relative) { return std::isfinite(relative); };
   bool keyable = fits(config.p2p.value() / s.time);
   for (const ChunkCost& k : config.chunks) {
     for (Seconds t :

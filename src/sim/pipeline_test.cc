@@ -266,26 +266,29 @@ TEST(PipelineCache, HitsAreRescaledExactly) {
   EXPECT_EQ(cache.size(), 2u);
 }
 
-// Two configs within the key's rounding share one entry, and both get the
-// values of the rounded key (whichever came first), so a hit and a miss agree
-// bit for bit.
+// Two configs that differ by a time scale share one entry (their relative
+// costs are equal doubles), and a hit returns what a miss in a fresh cache
+// returns for the same config, bit for bit.
 TEST(PipelineCache, HitAndMissGiveIdenticalValues) {
   PipelineConfig a = Uniform(Schedule::k1F1B, 4, 1, 8, 1.0, 2.0, 1.0);
   a.chunks.resize(4, a.chunks[0]);
   a.chunks[3].backward_input = Seconds(2.5);
-  PipelineConfig b = a;
-  b.chunks[3].backward_input = Seconds(2.5 + 2e-8);  // same code (1e-6 resolution)
+  PipelineConfig b = a;  // every time x 0.75: the same relative costs
+  for (ChunkCost& k : b.chunks) {
+    k.forward = k.forward * 0.75;
+    k.backward_input = k.backward_input * 0.75;
+    k.backward_weight = k.backward_weight * 0.75;
+  }
   PipelineCache first, second;
-  PipelineSummary ab, aa, ba;
+  PipelineSummary aa, ab, bb;
   ASSERT_TRUE(first.Get(a, aa).ok());
   ASSERT_TRUE(first.Get(b, ab).ok());   // hit
-  ASSERT_TRUE(second.Get(b, ba).ok());  // miss in another cache
+  ASSERT_TRUE(second.Get(b, bb).ok());  // miss in another cache
   EXPECT_EQ(first.hits(), 1);
-  EXPECT_EQ(aa.makespan.value(), ab.makespan.value());
-  EXPECT_EQ(ab.makespan.value(), ba.makespan.value());
-  EXPECT_EQ(ab.device_peak_activation, ba.device_peak_activation);
-  // Critical path at these costs: the closed form for the slow last stage.
-  EXPECT_NEAR(aa.makespan.value(), Sim(a).makespan.value(), 1e-6 * aa.makespan.value());
+  EXPECT_EQ(ab.makespan.value(), bb.makespan.value());
+  EXPECT_EQ(ab.device_peak_activation, bb.device_peak_activation);
+  EXPECT_NEAR(aa.makespan.value(), Sim(a).makespan.value(), 1e-12 * aa.makespan.value());
+  EXPECT_NEAR(ab.makespan.value(), 0.75 * aa.makespan.value(), 1e-12 * aa.makespan.value());
 }
 
 // Threads filling one cache see what a single thread sees.
