@@ -76,13 +76,22 @@ class StepModel {
   // Fast path for the planner. REQUIRES: ValidatePlan(...) ok for `plan`.
   // Allocation-free arithmetic; agrees with Evaluate to the last bit.
   QuickEstimate EvaluateQuick(const PlanSpec& plan) const;
-  // A lower bound of EvaluateQuick(plan).step_time from compute alone: the
-  // matmul, attention and element-wise time of the whole model for m
-  // micro-batches spread over the pp devices, plus the fill and drain that
-  // GPipe and 1F1B cannot avoid; communication, other bubbles and the
-  // optimizer are left out. Does not depend on plan.zero, hsdp, order or
-  // a2a_overlap. Costs a fraction of EvaluateQuick. REQUIRES: as EvaluateQuick.
-  Seconds ComputeLowerBound(const PlanSpec& plan) const;
+  // Lower bounds for the planner, much cheaper than EvaluateQuick.
+  // step_time <= EvaluateQuick(plan).step_time: the matmul, attention and
+  // element-wise time of the whole model for m micro-batches spread over the
+  // pp devices, plus the fill and drain that GPipe and 1F1B cannot avoid
+  // (communication, other bubbles and the optimizer left out).
+  // activations: the mean over pipeline devices of the activation bytes each
+  // holds at its peak (balanced routing, no work buffers); the memory of the
+  // fullest device is at least the mean static state plus this.
+  // Neither depends on plan.zero, hsdp, order or a2a_overlap.
+  // REQUIRES: as EvaluateQuick, or a plan that only fails ValidatePlan's
+  // schedule rules.
+  struct LowerBounds {
+    Seconds step_time;
+    Bytes activations;
+  };
+  LowerBounds LowerBoundsFor(const PlanSpec& plan) const;
 
   // The pipeline of `plan` as the simulator takes it: one ChunkCost per
   // model chunk (forward, input-grad and weight-grad time of one

@@ -22,16 +22,21 @@ class LayoutEvaluator {
   virtual QuickEstimate Quick(const PlanSpec& plan) const = 0;
   // Full estimate with breakdown and bottleneck sentence.
   virtual Result<Estimate> Full(const PlanSpec& plan) const = 0;
-  // A lower bound of Quick(plan).step_time (seconds), much cheaper than
-  // Quick; 0 = no bound. Called before Validate on every enumerated plan
-  // that passes the memory bound, so it must be safe on plans Validate
-  // would reject. CONTRACT: it depends only on the shape (tp, cp, pp, vpp,
-  // dp, ep, etp, schedule), plan.mbs and plan.recompute: the search computes
-  // it once per (shape, mbs, recompute) and reuses it across ZeRO stage,
-  // HSDP, axis order and a2a_overlap variants.
-  virtual double StepTimeLowerBound(const PlanSpec& plan) const {
+  // Lower bounds much cheaper than Quick (0 = no bound): step_seconds <=
+  // Quick(plan).step_time; activation_bytes plus Bounds::MemoryLowerBound
+  // <= Quick(plan).memory_total. Called before Validate on every enumerated
+  // plan, so it must be safe on plans Validate would reject. CONTRACT: both
+  // depend only on the shape (tp, cp, pp, vpp, dp, ep, etp, schedule),
+  // plan.mbs and plan.recompute: the search computes them once per (shape,
+  // mbs, recompute) and reuses them across ZeRO stage, HSDP, axis order and
+  // a2a_overlap variants.
+  struct PlanBounds {
+    double step_seconds = 0;
+    double activation_bytes = 0;
+  };
+  virtual PlanBounds LowerBounds(const PlanSpec& plan) const {
     (void)plan;
-    return 0;
+    return {};
   }
 };
 

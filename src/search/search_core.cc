@@ -35,30 +35,34 @@ struct ChunkResult {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// The step-time lower bound of one (micro-batch size, recompute) pair of a
-// shape: the larger of Bounds' FLOP bound and the evaluator's own.
+// The lower bounds of one (micro-batch size, recompute) pair of a shape:
+// step time (the larger of Bounds' FLOP bound and the evaluator's own) and
+// activation bytes (added to Bounds' static memory).
 struct PairBound {
   int64_t mbs = 0;
   Recompute recompute = Recompute::kNone;
   double seconds = 0;
+  double activations = 0;
 };
 
 // What the search knows of a shape before evaluating any of its layouts.
 struct ShapeInfo {
   int64_t candidates = 0;
-  double bound = kInf;  // least PairBound over inner variants that fit the memory bound
+  double bound = kInf;  // least step bound over inner variants that pass the memory bound
   std::vector<PairBound> pairs;
 
-  double BoundOf(const PlanSpec& p) const {
+  const PairBound* Find(const PlanSpec& p) const {
     for (const PairBound& b : pairs) {
-      if (b.mbs == p.mbs && b.recompute == p.recompute) return b.seconds;
+      if (b.mbs == p.mbs && b.recompute == p.recompute) return &b;
     }
-    return 0;
+    return nullptr;
   }
 };
 
-bool MemoryPruned(const Context& ctx, const PlanSpec& plan) {
-  return ctx.tuning.prune && ctx.bounds.MemoryLowerBound(plan) > ctx.bounds.capacity();
+// Memory lower bound of `plan`: static state plus the pair's activations.
+Bytes MemoryBound(const Context& ctx, const ShapeInfo& info, const PlanSpec& plan) {
+  const PairBound* b = info.Find(plan);
+  return ctx.bounds.MemoryLowerBound(plan) + Bytes(b != nullptr ? b->activations : 0.0);
 }
 
 ShapeInfo Prepare(const Context& ctx, const Shape& shape) {
@@ -70,17 +74,15 @@ ShapeInfo Prepare(const Context& ctx, const Shape& shape) {
   PlanSpec plan;
   for (const Inner& inner : inners) {
     ApplyCandidate(shape, inner, ctx.constraints, plan);
-    if (MemoryPruned(ctx, plan)) continue;
-    double b = -1;
-    for (const PairBound& pb : info.pairs) {
-      if (pb.mbs == plan.mbs && pb.recompute == plan.recompute) b = pb.seconds;
+    if (info.Find(plan) == nullptr) {
+      const LayoutEvaluator::PlanBounds b = ctx.evaluator.LowerBounds(plan);
+      info.pairs.push_back(
+          PairBound{plan.mbs, plan.recompute,
+                    std::max(ctx.bounds.StepTimeLowerBound(plan).value(), b.step_seconds),
+                    b.activation_bytes});
     }
-    if (b < 0) {
-      b = std::max(ctx.bounds.StepTimeLowerBound(plan).value(),
-                   ctx.evaluator.StepTimeLowerBound(plan));
-      info.pairs.push_back(PairBound{plan.mbs, plan.recompute, b});
-    }
-    info.bound = std::min(info.bound, b);
+    if (MemoryBound(ctx, info, plan) > ctx.bounds.capacity()) continue;
+    info.bound = std::min(info.bound, info.Find(plan)->seconds);
   }
   return info;
 }
@@ -93,13 +95,14 @@ void VisitCandidate(const Context& ctx, const ShapeInfo& info, const PlanSpec& p
   const int cat = PpCategory(plan);
   ++t.candidates;
   if (ctx.tuning.prune) {
-    const Bytes mem = ctx.bounds.MemoryLowerBound(plan);
+    const Bytes mem = MemoryBound(ctx, info, plan);
     if (mem > ctx.bounds.capacity()) {
       ++t.pruned_memory;
       t.min_memory[cat] = std::min(t.min_memory[cat], mem.value());
       return;
     }
-    if (info.BoundOf(plan) > std::min(prune_above, out.ranking.PruneAbove(cat))) {
+    const PairBound* b = info.Find(plan);
+    if (b != nullptr && b->seconds > std::min(prune_above, out.ranking.PruneAbove(cat))) {
       ++t.pruned_bound;
       return;
     }

@@ -15,8 +15,9 @@ class StepModelEvaluator final : public LayoutEvaluator {
   }
   QuickEstimate Quick(const PlanSpec& plan) const override { return step_.EvaluateQuick(plan); }
   Result<Estimate> Full(const PlanSpec& plan) const override { return step_.Evaluate(plan); }
-  double StepTimeLowerBound(const PlanSpec& plan) const override {
-    return step_.ComputeLowerBound(plan).value();
+  PlanBounds LowerBounds(const PlanSpec& plan) const override {
+    const StepModel::LowerBounds b = step_.LowerBoundsFor(plan);
+    return {b.step_time.value(), b.activations.value()};
   }
 
  private:

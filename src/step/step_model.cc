@@ -2,6 +2,7 @@
 // the shared arithmetic of step_core.cc (Evaluate adds names and text).
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <utility>
 
@@ -78,9 +79,15 @@ double Compute(const step_internal::Seg& s) { return s.cf + s.cb + s.cw; }
 // back, so step >= m t_k + sum_{d<k} t_d for every k; the weights
 // w_d ~ (1 - 1/m)^(p-1-d) average these into
 // step >= sum_d t_d / (1 - (1 - 1/m)^p) (>= m sum_d t_d / p by Bernoulli).
-// BlockSeg's compute (cf, cb, cw) depends on the plan's degrees, tokens and
-// lambda only: with every rank group of size one its collectives cost nothing.
-Seconds StepModel::ComputeLowerBound(const PlanSpec& plan) const {
+// Activations: under GPipe and 1F1B (and all-forward-first) device d holds
+// InFlight(d) micro-batches of its chunks' bytes plus the logits on the
+// head's device, as RunCore counts them; under other schedules (whose
+// simulated peaks may differ from the closed forms) at least one micro-batch
+// of one of its chunks, which a backward pass needs stored.
+// BlockSeg's compute and activations depend on the plan's degrees, tokens
+// and lambda only: with every rank group of size one its collectives cost
+// nothing, so the segments below are RunCore's without communication.
+StepModel::LowerBounds StepModel::LowerBoundsFor(const PlanSpec& plan) const {
   const Impl& impl = *impl_;
   step_internal::PlanContext c;
   c.model = &impl.model;
@@ -90,23 +97,38 @@ Seconds StepModel::ComputeLowerBound(const PlanSpec& plan) const {
   c.plan = &plan;
   c.tokens = static_cast<double>(plan.mbs * impl.job.seq_len) / static_cast<double>(plan.cp);
   c.lambda = impl.Lambda(plan);
-  const ModelWork& w = impl.work;
-  const step_internal::Seg dense = step_internal::BlockSeg(c, w.dense, false);
-  step_internal::Seg moe;
-  if (impl.model.moe) moe = step_internal::BlockSeg(c, w.moe, true);
-  const auto n_moe = static_cast<double>(w.MoeLayers(0, w.num_layers));
-  const double per_microbatch = (static_cast<double>(w.num_layers) - n_moe) * Compute(dense) +
-                                n_moe * Compute(moe) + Compute(step_internal::EmbeddingSeg(c)) +
-                                Compute(step_internal::HeadSeg(c)) +
-                                Compute(step_internal::MtpSeg(c, impl.model.moe ? moe : dense));
+  const step_internal::PlanSegs segs = step_internal::BuildSegs(impl, c);
   const double m =
       static_cast<double>(impl.job.global_batch_seqs) / static_cast<double>(plan.dp * plan.mbs);
-  const double p = static_cast<double>(plan.pp);
-  double bound = m * per_microbatch / p;
-  if (plan.pp > 1 && (plan.schedule == Schedule::kGpipe || plan.schedule == Schedule::k1F1B)) {
-    bound = std::max(bound, per_microbatch / (1.0 - std::pow(1.0 - 1.0 / m, p)));
+  const bool all_forward_first = impl.job.balance == BalanceMethod::kGlobalAuxLoss &&
+                                 impl.model.moe.has_value() && plan.pp > 1;
+  const int64_t per = step_internal::ChunksPerDevice(plan);
+  const double w = plan.schedule == Schedule::kDualPipe && per == 2 ? 0.5 : 1.0;
+  double compute = 0, activations = 0;
+  // Schedules whose in-flight count is their definition (every simulator of
+  // them holds as many); any other holds at least one micro-batch of one chunk.
+  const bool defined = plan.pp == 1 || plan.schedule == Schedule::kGpipe ||
+                       plan.schedule == Schedule::k1F1B || all_forward_first;
+  for (int64_t d = 0; d < plan.pp; ++d) {
+    double act = 0, least = std::numeric_limits<double>::infinity();
+    bool head = false;
+    for (int64_t k = 0; k < per; ++k) {
+      const int64_t chunk = step_internal::ChunkOf(plan, d, k);
+      const step_internal::Seg s = step_internal::ChunkSeg(segs, impl.work, chunk);
+      compute += w * Compute(s);
+      act += w * s.act;
+      least = std::min(least, s.act);
+      head = head || chunk == segs.chunks - 1;
+    }
+    activations += defined ? step_internal::InFlight(plan, d, m, all_forward_first) * act : least;
+    if (head && defined) activations += segs.logits * (all_forward_first ? m : 1.0);
   }
-  return Seconds(bound);
+  const double p = static_cast<double>(plan.pp);
+  double bound = m * compute / p;
+  if (plan.pp > 1 && (plan.schedule == Schedule::kGpipe || plan.schedule == Schedule::k1F1B)) {
+    bound = std::max(bound, compute / (1.0 - std::pow(1.0 - 1.0 / m, p)));
+  }
+  return LowerBounds{Seconds(bound), Bytes(activations / p)};
 }
 
 Result<Estimate> StepModel::Evaluate(const PlanSpec& plan) const {

@@ -226,10 +226,10 @@ TEST(StepModel, PipelineForHasOneChunkPerModelChunk) {
   }
 }
 
-// ComputeLowerBound: never above the step time, the same for every ZeRO
+// LowerBoundsFor: never above the step time or memory, the same for every ZeRO
 // stage and axis order, and for 1F1B at least the fill/drain closed form
 // sum_d t_d / (1 - (1 - 1/m)^p) derived in step_model.cc.
-TEST(ComputeLowerBound, NeverExceedsTheStepAndIgnoresShardingAndOrder) {
+TEST(LowerBoundsFor, NeverExceedsTheStepAndIgnoresShardingAndOrder) {
   const ModelSpec model = *CatalogModel("deepseek-v2-lite");
   const ClusterSpec cluster = *CatalogCluster("h100", 64);
   JobSpec job = Job(4096, 256);
@@ -245,14 +245,15 @@ TEST(ComputeLowerBound, NeverExceedsTheStepAndIgnoresShardingAndOrder) {
         "tp=2,cp=2,dp=16,ep=8,zero=1,mbs=1,recompute=selective"}) {
     PlanSpec plan = *ParsePlan(text);
     ASSERT_TRUE(ValidatePlan(model, cluster, job, plan).ok()) << text;
-    const double bound = sm.ComputeLowerBound(plan).value();
+    const double bound = sm.LowerBoundsFor(plan).step_time.value();
     EXPECT_GT(bound, 0) << text;
     EXPECT_LE(bound, sm.EvaluateQuick(plan).step_time.value()) << text;
+    EXPECT_LE(sm.LowerBoundsFor(plan).activations, sm.EvaluateQuick(plan).memory_total) << text;
     for (int zero : {0, 1, 2, 3}) {
       PlanSpec z = plan;
       z.zero = zero;
       z.order = {Axis::kTp, Axis::kCp, Axis::kDp, Axis::kEp, Axis::kPp};
-      EXPECT_EQ(sm.ComputeLowerBound(z).value(), bound) << text << " zero " << zero;
+      EXPECT_EQ(sm.LowerBoundsFor(z).step_time.value(), bound) << text << " zero " << zero;
       if (ValidatePlan(model, cluster, job, z).ok()) {
         EXPECT_LE(bound, sm.EvaluateQuick(z).step_time.value()) << text << " zero " << zero;
       }
@@ -265,9 +266,14 @@ TEST(ComputeLowerBound, NeverExceedsTheStepAndIgnoresShardingAndOrder) {
   const PlanSpec flat = *ParsePlan("tp=4,dp=16,ep=4,zero=1,mbs=4");
   const PlanSpec piped = *ParsePlan("tp=4,pp=4,dp=4,ep=4,zero=1,mbs=4,schedule=1f1b");
   const double m_flat = 256.0 / (16 * 4), m_piped = 256.0 / (4 * 4);
-  const double per_mb = sm.ComputeLowerBound(flat).value() / m_flat;
+  const double per_mb = sm.LowerBoundsFor(flat).step_time.value() / m_flat;
   const double expect = per_mb / (1 - std::pow(1 - 1 / m_piped, 4.0));
-  EXPECT_NEAR(sm.ComputeLowerBound(piped).value(), expect, 1e-9 * expect);
+  EXPECT_NEAR(sm.LowerBoundsFor(piped).step_time.value(), expect, 1e-9 * expect);
+  // Without pipeline or recompute the one device holds one micro-batch's
+  // activations (and the logits): exactly the estimate's activation memory.
+  const Estimate est = *sm.Evaluate(flat);
+  EXPECT_NEAR(sm.LowerBoundsFor(flat).activations.value(), est.memory.activations.value(),
+              1e-9 * est.memory.activations.value());
 }
 
 }  // namespace
