@@ -130,6 +130,27 @@ bool A2aOverlapPossible(const Shape& shape, int zero, Recompute r) {
   return shape.schedule == Schedule::kInterleaved && zero < 3;
 }
 
+// Whether `m` micro-batches per pipeline suit the shape's schedule: the
+// rules ValidatePlan applies (src/spec/validate_plan.cc ScheduleNeeds, the
+// simulator's own): interleaved m % pp == 0 (Narayanan et al. 2021
+// arXiv:2104.04473 §2.2), ZB-V m >= 2pp - 1 (Qi et al. arXiv:2405.15362),
+// DualPipe even m >= 2pp, DualPipeV m >= 2pp (deepseek-ai/DualPipe README).
+// Skipping the rest here saves building their rejection messages.
+bool MicroBatchesFit(const Shape& shape, int64_t m) {
+  switch (shape.schedule) {
+    case Schedule::kInterleaved:
+      return m % shape.pp == 0;
+    case Schedule::kZbV:
+      return m >= 2 * shape.pp - 1;
+    case Schedule::kDualPipe:
+      return m % 2 == 0 && m >= 2 * shape.pp;
+    case Schedule::kDualPipeV:
+      return m >= 2 * shape.pp;
+    default:
+      return true;
+  }
+}
+
 }  // namespace
 
 Result<Constraints> ParseConstraints(const SearchOptions& options) {
@@ -235,7 +256,7 @@ void EnumerateInner(const Shape& shape, const ClusterSpec& cluster, const JobSpe
         if (hsdp > 0 && zero != 3) continue;
         for (int64_t mbs : kMbsChoices) {
           if (c.mbs) mbs = *c.mbs;
-          if (per_dp % mbs == 0) {
+          if (per_dp % mbs == 0 && MicroBatchesFit(shape, per_dp / mbs)) {
             for (Recompute r : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
               if (!Allows(c.recompute, r)) continue;
               if (Allows(c.a2a_overlap, false)) {

@@ -2,7 +2,8 @@
 // a Shape (tp, cp, pp, dp, ep, vpp, schedule: what divides the chips, the
 // model and the batch) and, for each shape, its inner variants (ZeRO stage /
 // FSDP / HSDP, micro-batch size, recompute policy, axis placement, expert
-// all-to-all overlap). Both levels skip what cannot divide; the user's
+// all-to-all overlap). Both levels skip what cannot divide (and micro-batch
+// counts a pipeline schedule cannot run, as ValidatePlan); the user's
 // constraints (--fix, --max-tp, --no-pp) restrict every field. Enumeration order is fixed, so the
 // candidate list is the same on every run.
 #pragma once

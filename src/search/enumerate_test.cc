@@ -130,6 +130,36 @@ TEST(Enumerate, A2aOverlapOnlyWhereItsRulesAllow) {
   EXPECT_EQ(with_on, count(flat, Constraints{}));
 }
 
+// Micro-batch sizes whose micro-batch count a schedule cannot run are not
+// enumerated, and every size ValidatePlan accepts is.
+TEST(Enumerate, MicroBatchSizesAreExactlyThoseTheScheduleAccepts) {
+  const ModelSpec m = testing::SmallMoe();
+  const ClusterSpec c = testing::SmallCluster(64);
+  const JobSpec j = testing::SmallJob(128);
+  const Constraints none;
+  std::vector<Inner> inners;
+  int64_t rejected = 0;
+  for (const Shape& s : EnumerateShapes(m, c, j, none)) {
+    EnumerateInner(s, c, j, none, inners);
+    std::set<int64_t> present;
+    for (const Inner& in : inners) present.insert(in.mbs);
+    for (int64_t mbs : {1, 2, 4, 8, 16}) {
+      if ((j.global_batch_seqs / s.dp) % mbs != 0) continue;
+      PlanSpec p;
+      ApplyCandidate(s, Inner{1, 0, mbs, Recompute::kNone, OrderChoice::kDefault}, none, p);
+      const bool valid = ValidatePlan(m, c, j, p).ok();
+      if (valid) {
+        EXPECT_EQ(present.count(mbs), 1u) << FormatPlan(p);
+      }
+      if (present.count(mbs) == 0) {
+        EXPECT_FALSE(valid) << FormatPlan(p);
+        ++rejected;
+      }
+    }
+  }
+  EXPECT_GT(rejected, 0) << "the case must exercise the schedule rules";
+}
+
 TEST(Enumerate, ParseConstraintsReadsPlanFields) {
   SearchOptions o;
   o.fix = "ep=8, pp=4,schedule=zbv,order=tp/ep/dp/pp";
