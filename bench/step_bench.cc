@@ -37,6 +37,15 @@ void BM_EvaluateQuickNoPp(benchmark::State& state) {
 }
 BENCHMARK(BM_EvaluateQuickNoPp);
 
+// The planner's per-(shape, mbs, recompute) lower bounds (compute time and
+// held activations, no collectives).
+void BM_LowerBounds(benchmark::State& state) {
+  Fixture f = DeepSeekOnH800("tp=1,pp=16,ep=64,dp=128,zero=1,mbs=1,schedule=1f1b");
+  f.model.EvaluateQuick(f.plan);
+  for (auto _ : state) benchmark::DoNotOptimize(f.model.LowerBoundsFor(f.plan));
+}
+BENCHMARK(BM_LowerBounds);
+
 void BM_EvaluateFull(benchmark::State& state) {
   Fixture f = DeepSeekOnH800("tp=1,pp=16,ep=64,dp=128,zero=1,mbs=1,schedule=1f1b");
   for (auto _ : state) benchmark::DoNotOptimize(f.model.Evaluate(f.plan));
