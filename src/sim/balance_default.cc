@@ -1,6 +1,7 @@
 // Default EP rank imbalance for the step layer, its cache, and the
 // receive-buffer rule (doc/cost-model.md §8.5-8.6).
 #include <algorithm>
+#include <map>
 #include <tuple>
 #include <utility>
 
@@ -82,6 +83,9 @@ struct MoeImbalanceCache::Entries {
     MoeImbalanceQuery key;
     std::vector<int64_t> eps;  // ascending
     std::vector<std::vector<balance::LoadEstimator>> states;
+    // Straggler factors already rebuilt, by (ep, tokens_per_rank): a
+    // planner asks for a few hundred of them, each ~15 us to rebuild.
+    std::map<std::pair<int64_t, int64_t>, double> rebuilt;
   };
   std::vector<Shape> sorted;
 };
@@ -109,7 +113,7 @@ Result<double> MoeImbalanceCache::Get(const MoeImbalanceQuery& query) {
     OCCAM_RETURN_IF_ERROR(ValidateBalanceConfig(DefaultConfig(query)));
   }
   if (!hit) {
-    Entries::Shape e{key, EpDegrees(query.experts), {}};
+    Entries::Shape e{key, EpDegrees(query.experts), {}, {}};
     OCCAM_RETURN_IF_ERROR(balance::SimulateRankStates(ShapeConfig(key), e.eps, &e.states));
     ++misses_;
     it = v.insert(it, std::move(e));
@@ -118,9 +122,14 @@ Result<double> MoeImbalanceCache::Get(const MoeImbalanceQuery& query) {
     return InvalidInput("tokens_per_rank must be >= 1 (got " +
                         std::to_string(query.tokens_per_rank) + ")");
   }
-  const auto ep = ep_at(*it);
-  const auto& states = it->states[static_cast<size_t>(ep - it->eps.begin())];
-  return balance::StragglerFromStates(states, query.ep, query.tokens_per_rank, query.seq_len);
+  const auto [slot, fresh] = it->rebuilt.try_emplace({query.ep, query.tokens_per_rank}, 0.0);
+  if (fresh) {
+    const auto ep = ep_at(*it);
+    const auto& states = it->states[static_cast<size_t>(ep - it->eps.begin())];
+    slot->second =
+        balance::StragglerFromStates(states, query.ep, query.tokens_per_rank, query.seq_len);
+  }
+  return slot->second;
 }
 
 double MoeReceiveBufferFactor(double lambda, double capacity_factor) {
