@@ -3,6 +3,7 @@
 // returns step time, MFU, memory, breakdown and bottleneck.
 #pragma once
 
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
@@ -81,15 +82,16 @@ class StepModel {
   // element-wise time of the whole model for m micro-batches spread over the
   // pp devices, plus the fill and drain that GPipe and 1F1B cannot avoid
   // (communication, other bubbles and the optimizer left out).
-  // activations: the mean over pipeline devices of the activation bytes each
-  // holds at its peak (balanced routing, no work buffers); the memory of the
-  // fullest device is at least the mean static state plus this.
+  // memory_by_zero[z] <= EvaluateQuick(plan).memory_total when plan.zero ==
+  // z: the fullest device's weights, gradients and optimizer state sharded
+  // over at most cp*dp (dense) and edp (expert) ranks, plus the activations
+  // it holds at its peak (balanced routing; no buffers or work space).
   // Neither depends on plan.zero, hsdp, order or a2a_overlap.
   // REQUIRES: as EvaluateQuick, or a plan that only fails ValidatePlan's
   // schedule rules.
   struct LowerBounds {
     Seconds step_time;
-    Bytes activations;
+    std::array<Bytes, 4> memory_by_zero;
   };
   LowerBounds LowerBoundsFor(const PlanSpec& plan) const;
 

@@ -5,6 +5,8 @@
 // tested apart from the cost model.
 #pragma once
 
+#include <array>
+
 #include "occam/spec.h"
 #include "occam/status.h"
 #include "occam/step.h"
@@ -23,8 +25,8 @@ class LayoutEvaluator {
   // Full estimate with breakdown and bottleneck sentence.
   virtual Result<Estimate> Full(const PlanSpec& plan) const = 0;
   // Lower bounds much cheaper than Quick (0 = no bound): step_seconds <=
-  // Quick(plan).step_time; activation_bytes plus Bounds::MemoryLowerBound
-  // <= Quick(plan).memory_total. Called before Validate on every enumerated
+  // Quick(plan).step_time; memory_bytes[z] <= Quick(plan).memory_total when
+  // plan.zero == z. Called before Validate on every enumerated
   // plan, so it must be safe on plans Validate would reject. CONTRACT: both
   // depend only on the shape (tp, cp, pp, vpp, dp, ep, etp, schedule),
   // plan.mbs and plan.recompute: the search computes them once per (shape,
@@ -32,7 +34,7 @@ class LayoutEvaluator {
   // a2a_overlap variants.
   struct PlanBounds {
     double step_seconds = 0;
-    double activation_bytes = 0;
+    std::array<double, 4> memory_bytes{};
   };
   virtual PlanBounds LowerBounds(const PlanSpec& plan) const {
     (void)plan;

@@ -98,7 +98,7 @@ class FakeEvaluator final : public LayoutEvaluator {
 
   // Compute alone (every other part is >= 0); depends on mbs and recompute
   // only, as the contract asks.
-  PlanBounds LowerBounds(const PlanSpec& p) const override { return {Times(p).compute, 0}; }
+  PlanBounds LowerBounds(const PlanSpec& p) const override { return {Times(p).compute, {}}; }
 
   Result<Estimate> Full(const PlanSpec& p) const override {
     const QuickEstimate q = Quick(p);

@@ -37,12 +37,12 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // The lower bounds of one (micro-batch size, recompute) pair of a shape:
 // step time (the larger of Bounds' FLOP bound and the evaluator's own) and
-// activation bytes (added to Bounds' static memory).
+// the evaluator's memory bound per ZeRO stage.
 struct PairBound {
   int64_t mbs = 0;
   Recompute recompute = Recompute::kNone;
   double seconds = 0;
-  double activations = 0;
+  std::array<double, 4> memory{};
 };
 
 // What the search knows of a shape before evaluating any of its layouts.
@@ -59,10 +59,13 @@ struct ShapeInfo {
   }
 };
 
-// Memory lower bound of `plan`: static state plus the pair's activations.
+// Memory lower bound of `plan`: the larger of Bounds' and the evaluator's.
 Bytes MemoryBound(const Context& ctx, const ShapeInfo& info, const PlanSpec& plan) {
   const PairBound* b = info.Find(plan);
-  return ctx.bounds.MemoryLowerBound(plan) + Bytes(b != nullptr ? b->activations : 0.0);
+  const double own = b != nullptr && plan.zero >= 0 && plan.zero < 4
+                         ? b->memory[static_cast<size_t>(plan.zero)]
+                         : 0.0;
+  return Max(ctx.bounds.MemoryLowerBound(plan), Bytes(own));
 }
 
 ShapeInfo Prepare(const Context& ctx, const Shape& shape) {
@@ -76,10 +79,9 @@ ShapeInfo Prepare(const Context& ctx, const Shape& shape) {
     ApplyCandidate(shape, inner, ctx.constraints, plan);
     if (info.Find(plan) == nullptr) {
       const LayoutEvaluator::PlanBounds b = ctx.evaluator.LowerBounds(plan);
-      info.pairs.push_back(
-          PairBound{plan.mbs, plan.recompute,
-                    std::max(ctx.bounds.StepTimeLowerBound(plan).value(), b.step_seconds),
-                    b.activation_bytes});
+      info.pairs.push_back(PairBound{
+          plan.mbs, plan.recompute,
+          std::max(ctx.bounds.StepTimeLowerBound(plan).value(), b.step_seconds), b.memory_bytes});
     }
     if (MemoryBound(ctx, info, plan) > ctx.bounds.capacity()) continue;
     info.bound = std::min(info.bound, info.Find(plan)->seconds);

@@ -17,7 +17,11 @@ class StepModelEvaluator final : public LayoutEvaluator {
   Result<Estimate> Full(const PlanSpec& plan) const override { return step_.Evaluate(plan); }
   PlanBounds LowerBounds(const PlanSpec& plan) const override {
     const StepModel::LowerBounds b = step_.LowerBoundsFor(plan);
-    return {b.step_time.value(), b.activations.value()};
+    PlanBounds out{b.step_time.value(), {}};
+    for (size_t z = 0; z < out.memory_bytes.size(); ++z) {
+      out.memory_bytes[z] = b.memory_by_zero[z].value();
+    }
+    return out;
   }
 
  private:

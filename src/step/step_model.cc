@@ -79,7 +79,10 @@ double Compute(const step_internal::Seg& s) { return s.cf + s.cb + s.cw; }
 // back, so step >= m t_k + sum_{d<k} t_d for every k; the weights
 // w_d ~ (1 - 1/m)^(p-1-d) average these into
 // step >= sum_d t_d / (1 - (1 - 1/m)^p) (>= m sum_d t_d / p by Bernoulli).
-// Activations: under GPipe and 1F1B (and all-forward-first) device d holds
+// Memory: device d's parameters (its chunks', the tied embedding copy left
+// out) sharded as RunCore shards them, over the largest groups any order or
+// HSDP can give (dense: dp*cp ranks; experts: the edp group, whose size no
+// order changes). Activations: under GPipe and 1F1B (and all-forward-first) device d holds
 // InFlight(d) micro-batches of its chunks' bytes plus the logits on the
 // head's device, as RunCore counts them; under other schedules (whose
 // simulated peaks may differ from the closed forms) at least one micro-batch
@@ -104,13 +107,18 @@ StepModel::LowerBounds StepModel::LowerBoundsFor(const PlanSpec& plan) const {
                                  impl.model.moe.has_value() && plan.pp > 1;
   const int64_t per = step_internal::ChunksPerDevice(plan);
   const double w = plan.schedule == Schedule::kDualPipe && per == 2 ? 0.5 : 1.0;
-  double compute = 0, activations = 0;
+  const double dense_shards = static_cast<double>(plan.dp * plan.cp);
+  const double expert_shards =
+      static_cast<double>(std::max<int64_t>(plan.tp * plan.cp * plan.dp / (plan.ep * plan.etp), 1));
+  double compute = 0;
+  LowerBounds out;
+  out.memory_by_zero.fill(Bytes(0));
   // Schedules whose in-flight count is their definition (every simulator of
   // them holds as many); any other holds at least one micro-batch of one chunk.
   const bool defined = plan.pp == 1 || plan.schedule == Schedule::kGpipe ||
                        plan.schedule == Schedule::k1F1B || all_forward_first;
   for (int64_t d = 0; d < plan.pp; ++d) {
-    double act = 0, least = std::numeric_limits<double>::infinity();
+    double act = 0, least = std::numeric_limits<double>::infinity(), dense = 0, expert = 0;
     bool head = false;
     for (int64_t k = 0; k < per; ++k) {
       const int64_t chunk = step_internal::ChunkOf(plan, d, k);
@@ -118,17 +126,28 @@ StepModel::LowerBounds StepModel::LowerBoundsFor(const PlanSpec& plan) const {
       compute += w * Compute(s);
       act += w * s.act;
       least = std::min(least, s.act);
+      dense += s.params_dense;
+      expert += s.params_expert;
       head = head || chunk == segs.chunks - 1;
     }
-    activations += defined ? step_internal::InFlight(plan, d, m, all_forward_first) * act : least;
-    if (head && defined) activations += segs.logits * (all_forward_first ? m : 1.0);
+    double held = defined ? step_internal::InFlight(plan, d, m, all_forward_first) * act : least;
+    if (head && defined) held += segs.logits * (all_forward_first ? m : 1.0);
+    for (int zero = 0; zero < 4; ++zero) {
+      const StateMemory a = ShardedState(dense, zero, dense_shards);
+      const StateMemory b = ShardedState(expert, zero, expert_shards);
+      const Bytes total =
+          a.weights + a.grads + a.optimizer + b.weights + b.grads + b.optimizer + Bytes(held);
+      out.memory_by_zero[static_cast<size_t>(zero)] =
+          Max(out.memory_by_zero[static_cast<size_t>(zero)], total);
+    }
   }
   const double p = static_cast<double>(plan.pp);
   double bound = m * compute / p;
   if (plan.pp > 1 && (plan.schedule == Schedule::kGpipe || plan.schedule == Schedule::k1F1B)) {
     bound = std::max(bound, compute / (1.0 - std::pow(1.0 - 1.0 / m, p)));
   }
-  return LowerBounds{Seconds(bound), Bytes(activations / p)};
+  out.step_time = Seconds(bound);
+  return out;
 }
 
 Result<Estimate> StepModel::Evaluate(const PlanSpec& plan) const {

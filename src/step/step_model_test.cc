@@ -248,7 +248,9 @@ TEST(LowerBoundsFor, NeverExceedsTheStepAndIgnoresShardingAndOrder) {
     const double bound = sm.LowerBoundsFor(plan).step_time.value();
     EXPECT_GT(bound, 0) << text;
     EXPECT_LE(bound, sm.EvaluateQuick(plan).step_time.value()) << text;
-    EXPECT_LE(sm.LowerBoundsFor(plan).activations, sm.EvaluateQuick(plan).memory_total) << text;
+    EXPECT_LE(sm.LowerBoundsFor(plan).memory_by_zero[static_cast<size_t>(plan.zero)],
+              sm.EvaluateQuick(plan).memory_total)
+        << text;
     for (int zero : {0, 1, 2, 3}) {
       PlanSpec z = plan;
       z.zero = zero;
@@ -256,6 +258,9 @@ TEST(LowerBoundsFor, NeverExceedsTheStepAndIgnoresShardingAndOrder) {
       EXPECT_EQ(sm.LowerBoundsFor(z).step_time.value(), bound) << text << " zero " << zero;
       if (ValidatePlan(model, cluster, job, z).ok()) {
         EXPECT_LE(bound, sm.EvaluateQuick(z).step_time.value()) << text << " zero " << zero;
+        EXPECT_LE(sm.LowerBoundsFor(z).memory_by_zero[static_cast<size_t>(zero)],
+                  sm.EvaluateQuick(z).memory_total)
+            << text << " zero " << zero;
       }
     }
     ++checked;
@@ -269,11 +274,13 @@ TEST(LowerBoundsFor, NeverExceedsTheStepAndIgnoresShardingAndOrder) {
   const double per_mb = sm.LowerBoundsFor(flat).step_time.value() / m_flat;
   const double expect = per_mb / (1 - std::pow(1 - 1 / m_piped, 4.0));
   EXPECT_NEAR(sm.LowerBoundsFor(piped).step_time.value(), expect, 1e-9 * expect);
-  // Without pipeline or recompute the one device holds one micro-batch's
-  // activations (and the logits): exactly the estimate's activation memory.
+  // Without pipeline or recompute, in the default order (dense state sharded
+  // over all dp ranks) the one device holds its whole state and one
+  // micro-batch's activations: exactly the estimate's memory less its buffers.
   const Estimate est = *sm.Evaluate(flat);
-  EXPECT_NEAR(sm.LowerBoundsFor(flat).activations.value(), est.memory.activations.value(),
-              1e-9 * est.memory.activations.value());
+  const MemoryBreakdown& mb = est.memory;
+  const double held = (mb.weights + mb.grads + mb.optimizer + mb.activations).value();
+  EXPECT_NEAR(sm.LowerBoundsFor(flat).memory_by_zero[1].value(), held, 1e-9 * held);
 }
 
 }  // namespace
