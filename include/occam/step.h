@@ -77,6 +77,11 @@ class StepModel {
   // Fast path for the planner. REQUIRES: ValidatePlan(...) ok for `plan`.
   // Allocation-free arithmetic; agrees with Evaluate to the last bit.
   QuickEstimate EvaluateQuick(const PlanSpec& plan) const;
+  // The same arithmetic with the pipeline's closed forms (bubble and
+  // in-flight micro-batches, doc/cost-model.md §6) instead of the simulator:
+  // the planner ranks with it and re-evaluates its shortlist with Evaluate.
+  // Equal to EvaluateQuick when pp = 1. REQUIRES: as EvaluateQuick.
+  QuickEstimate EvaluateClosedForm(const PlanSpec& plan) const;
   // Lower bounds for the planner, much cheaper than EvaluateQuick.
   // step_time <= EvaluateQuick(plan).step_time: the matmul, attention and
   // element-wise time of the whole model for m micro-batches spread over the

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -213,7 +214,40 @@ std::string ExcludedBy(const Constraints& c, bool pipeline) {
   return "";
 }
 
-Result<SearchResult> Assemble(const Context& ctx, const Ranking& r, const Tally& t) {
+// Layouts the ranking pass keeps for the second pass: at least this many
+// besides each PP category's best and the simplest.
+constexpr int64_t kRefineAtLeast = 16;
+
+// Second pass (doc/cost-model.md §6 "Planner policy"): the ranking pass
+// used Quick (the pipeline's closed forms); every kept layout (the top
+// list, each PP category's best, the simplest) is evaluated again with Full
+// (the simulated pipeline), ranked again, and dropped if it no longer fits.
+Result<Ranking> Refine(const Context& ctx, const Ranking& r) {
+  std::vector<Entry> kept(r.top().begin(), r.top().end());
+  for (int cat = 0; cat < 2; ++cat) {
+    if (r.best(cat)) kept.push_back(*r.best(cat));
+  }
+  if (const std::optional<Entry> simplest = r.Simplest()) kept.push_back(*simplest);
+  Ranking out(ctx.options.top, ctx.options.simplicity_threshold);
+  std::vector<std::string> seen;
+  for (const Entry& e : kept) {
+    std::string name = FormatPlan(e.plan);
+    if (std::find(seen.begin(), seen.end(), name) != seen.end()) continue;
+    seen.push_back(std::move(name));
+    const Result<Estimate> est = ctx.evaluator.Full(e.plan);
+    if (!est.ok()) {
+      return Internal("layout " + FormatPlan(e.plan) +
+                      " passed validation but its full estimate failed: " + est.status().message());
+    }
+    if (!est->fits) continue;
+    out.Offer(Entry{e.plan, QuickEstimate{est->step_time, est->mfu, est->memory.total(), true},
+                    e.complexity});
+  }
+  return out;
+}
+
+Result<SearchResult> Assemble(const Context& ctx, const Ranking& ranked, const Tally& t) {
+  OCCAM_ASSIGN_OR_RETURN(const Ranking r, Refine(ctx, ranked));
   SearchResult out;
   out.layouts_candidates = t.candidates;
   out.layouts_pruned_memory = t.pruned_memory;
@@ -249,7 +283,14 @@ Result<SearchResult> Assemble(const Context& ctx, const Ranking& r, const Tally&
     out.notes.push_back(
         "balance global-aux-loss: pipeline schedules restricted to gpipe (all forward passes "
         "before the first backward pass, the global-batch loss needs every micro-batch's routing)");
-  }
+  }  out.notes.push_back(
+      "pipeline: layouts ranked with the schedules' closed-form bubble and in-flight counts; the "
+      "kept ones (top " +
+      std::to_string(std::max(ctx.options.top, kRefineAtLeast)) +
+      ", best with and without PP, simplest) re-evaluated and re-ranked with the simulated "
+      "pipeline, whose values are shown");
+
+
   return out;
 }
 
@@ -290,14 +331,15 @@ Result<SearchResult> RunSearch(const ModelSpec& model, const ClusterSpec& cluste
   // independent of the thread count.
   const int64_t per = std::max<int64_t>(1, tuning.shapes_per_chunk);
   const int64_t chunks = (static_cast<int64_t>(shapes.size()) + per - 1) / per;
-  Ranking merged(options.top, options.simplicity_threshold);
+  const int64_t keep = std::max(options.top, kRefineAtLeast);
+  Ranking merged(keep, options.simplicity_threshold);
   Tally tally;
   for (int64_t first = 0, wave = 1; first < chunks; first += wave, wave *= 2) {
     const int64_t n = std::min(wave, chunks - first);
     const std::array<double, 2> above = {merged.PruneAbove(0), merged.PruneAbove(1)};
     std::vector<ChunkResult> results(
         static_cast<size_t>(n),
-        ChunkResult{Ranking(options.top, options.simplicity_threshold), Tally{}});
+        ChunkResult{Ranking(keep, options.simplicity_threshold), Tally{}});
     pool.ParallelFor(n, [&](int64_t i) {
       const int64_t begin = (first + i) * per;
       const int64_t end = std::min<int64_t>(static_cast<int64_t>(shapes.size()), begin + per);

@@ -250,7 +250,7 @@ TEST(SearchCore, GlobalAuxLossAllowsOnlyGpipe) {
   for (const auto& l : r->top) {
     EXPECT_TRUE(l.plan.schedule == Schedule::kNone || l.plan.schedule == Schedule::kGpipe);
   }
-  ASSERT_EQ(r->notes.size(), 1u);
+  ASSERT_GE(r->notes.size(), 1u);  // then the pipeline-model note
   EXPECT_NE(r->notes[0].find("gpipe"), std::string::npos);
 }
 

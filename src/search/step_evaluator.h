@@ -13,7 +13,11 @@ class StepModelEvaluator final : public LayoutEvaluator {
   Status Validate(const PlanSpec& plan) const override {
     return ValidatePlan(step_.model(), step_.cluster(), step_.job(), plan);
   }
-  QuickEstimate Quick(const PlanSpec& plan) const override { return step_.EvaluateQuick(plan); }
+  // Ranking pass: the pipeline's closed forms (the kept layouts are
+  // re-evaluated with Full, the simulated pipeline; search_core.cc Refine).
+  QuickEstimate Quick(const PlanSpec& plan) const override {
+    return step_.EvaluateClosedForm(plan);
+  }
   Result<Estimate> Full(const PlanSpec& plan) const override { return step_.Evaluate(plan); }
   PlanBounds LowerBounds(const PlanSpec& plan) const override {
     const StepModel::LowerBounds b = step_.LowerBoundsFor(plan);

@@ -156,6 +156,21 @@ std::string Bottleneck(const Estimate& e) {
                  pct(compute), what, pct(top->exposed.value()));
 }
 
+// Which pipeline model timed the step (doc/cost-model.md §6).
+std::string PipelineAssumption(const PlanSpec& plan, const CoreResult& r) {
+  const std::string schedule(ScheduleName(r.converted ? Schedule::kGpipe : plan.schedule));
+  if (r.simulated) {
+    return fmt::format(
+        "pipeline simulated: {} with {:.0f} micro-batches on the event engine (bubble = makespan "
+        "- m x slowest device; activation peaks per device; p2p fill/drain on its own line); "
+        "chunk costs rounded to 8 bits (<= 0.2%)",
+        schedule, r.m);
+  }
+  return "pipeline bubble and in-flight micro-batches from the schedule's closed form (the "
+         "simulator does not run " +
+         std::string(ScheduleName(plan.schedule)) + " under a global-batch aux loss)";
+}
+
 void AddAssumptions(Estimate& e, const StepModel::Impl& impl, const PlanSpec& plan,
                     const CoreResult& r) {
   auto& a = e.assumptions;
@@ -178,7 +193,7 @@ void AddAssumptions(Estimate& e, const StepModel::Impl& impl, const PlanSpec& pl
                     ? "pipeline split: embedding = 1 layer on the first chunk, head + loss = 1 "
                       "(+2 per MTP module) on the last"
                     : "pipeline split: explicit stages list");
-    a.push_back("pipeline bubble from the schedule's closed form");
+    a.push_back(PipelineAssumption(plan, r));
   }
   if (r.ctx.a2a) {
     a.push_back(fmt::format(

@@ -87,7 +87,12 @@ void ExpectNotSlower(const RandomCase& c, const RandomCase& faster, const char* 
   const Result<Estimate> base = Evaluate(c);
   const Result<Estimate> fast = Evaluate(faster);
   ASSERT_TRUE(base.ok() && fast.ok()) << Describe(c);
-  EXPECT_LE(fast->step_time.value(), base->step_time.value() * (1 + 1e-9))
+  // A simulated pipeline (pp > 1) is not exactly monotone: more FLOP/s can
+  // shift exposed communication between a pass's forward, input-gradient
+  // and weight-gradient parts, and the makespan depends on that split
+  // (doc/cost-model.md §6); seen up to 0.3%.
+  const double tolerance = c.plan.pp > 1 ? 1e-2 : 1e-9;
+  EXPECT_LE(fast->step_time.value(), base->step_time.value() * (1 + tolerance))
       << what << " made the step slower: " << Describe(c);
 }
 

@@ -111,16 +111,19 @@ PipelinePlan BuildPipelinePlan(const StepModel::Impl& impl, const PlanSpec& plan
 PipelineTiming SimulatedPipeline(PipelineCache& cache, const PipelineConfig& config) {
   PipelineTiming out;
   if (config.chunks.empty()) return out;
-  const double time_unit = config.chunks[0].forward.value();
-  const double byte_unit = config.chunks[0].activation.value();
+  // Every time and size keeps kPipelineKeyBits mantissa bits in absolute
+  // terms (a monotone rounding, so a faster chunk never simulates slower);
+  // the cache keys them relative to chunk 0's rounded F and activation.
+  const double time_unit = QuantizedRelative(config.chunks[0].forward.value());
+  const double byte_unit = QuantizedRelative(config.chunks[0].activation.value());
   if (!(time_unit > 0) || !(byte_unit > 0)) return out;
   PipelineConfig ref = config;
-  auto rel = [&](Seconds t) { return Seconds(QuantizedRelative(t.value() / time_unit)); };
+  auto rel = [&](Seconds t) { return Seconds(QuantizedRelative(t.value()) / time_unit); };
   for (ChunkCost& k : ref.chunks) {
     k.forward = rel(k.forward);
     k.backward_input = rel(k.backward_input);
     k.backward_weight = rel(k.backward_weight);
-    k.activation = Bytes(QuantizedRelative(k.activation.value() / byte_unit));
+    k.activation = Bytes(QuantizedRelative(k.activation.value()) / byte_unit);
   }
   ref.p2p = rel(ref.p2p);
   // A shape the simulator rejects (ValidatePlan applies the same rules, so

@@ -1,8 +1,8 @@
 // The pipeline part of a step from the simulator (src/sim/, doc/cost-model.md
 // §6 and §7.4): makespan of m micro-batches through the plan's schedule
 // (fill, steady state, drain, p2p transfers) and each device's peak of held
-// activations, memoised by shape in a caller-owned PipelineCache. Not yet
-// used by RunCore (too slow for the planner; doc/cost-model.md §6).
+// activations, memoised by shape in a caller-owned PipelineCache. RunCore
+// uses it for every pp > 1 plan (PipelineTimingModel::kSimulated).
 //
 // Symbols: p pipeline devices (plan.pp), v chunks per device, S model
 // chunks, m micro-batches per step, F/B/W forward, input-gradient and
@@ -16,12 +16,14 @@
 
 namespace occam::step_internal {
 
-// Cache-key resolution: every time relative to chunk 0's F and every size
-// relative to chunk 0's activation keeps this many mantissa bits, so plans
-// whose relative costs agree to within 2^-(bits+1) share one simulation.
-// The makespan and the peaks are positively homogeneous and monotone in the
-// durations and sizes (sums and maxima of them), so the relative error of a
-// simulated value is at most 2^-(bits+1) = 0.2%.
+// Cache-key resolution: every time and every size keeps this many mantissa
+// bits (in absolute terms, a monotone rounding) before the cache keys them
+// relative to chunk 0's F and activation, so plans whose costs agree to
+// within 2^-(bits+1) mostly share one simulation. The makespan and the
+// peaks are positively homogeneous and monotone in the durations and sizes
+// (sums and maxima of them), so the relative error of a simulated value is
+// at most 2^-(bits+1) = 0.2%, and a plan with faster chunks never
+// simulates slower.
 inline constexpr int kPipelineKeyBits = 8;
 
 // Rounds x > 0 to kPipelineKeyBits mantissa bits (nearest, ties up);
@@ -49,8 +51,8 @@ struct PipelineTiming {
   std::vector<double> device_peak_bytes;  // per device: held chunk activations at the peak
 };
 
-// Simulates `config` through `cache` with quantized relative costs
-// (reference units: chunk 0's F = 1 s, its activation = 1 B), extrapolating
+// Simulates `config` through `cache` with quantized costs (reference units:
+// chunk 0's rounded F = 1 s, its rounded activation = 1 B), extrapolating
 // long pipelines in m (see pipeline_timing.cc SummaryAt), and rescales.
 // ok = false when the simulator rejects the config.
 PipelineTiming SimulatedPipeline(PipelineCache& cache, const PipelineConfig& config);

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "cost/test_models.h"
 #include "occam/simulate.h"
@@ -151,6 +152,106 @@ TEST(PipelineTiming, DeepSeekV3UnevenStagesFastPathEqualsTheSimulator) {
   ExpectFastPathMatchesFullSimulation("tp=1,pp=8,ep=64,dp=256,zero=1,mbs=1,schedule=gpipe");
   ExpectFastPathMatchesFullSimulation(
       "tp=1,pp=16,ep=64,dp=128,zero=1,mbs=1,vpp=2,schedule=dualpipev");
+}
+
+// The step's path (quantized costs, cache, extrapolation in m) on uniform
+// stages gives exactly the closed-form bubble: costs with few mantissa bits
+// are not moved by the rounding, and m = 256 is extrapolated.
+TEST(PipelineTiming, UniformStagesGiveTheClosedFormThroughTheStepPath) {
+  const int64_t p = 8, m = 256;
+  const double f = 0x1p-10, b = 0x1p-9, w = 0x1p-10;  // powers of two: exact
+  for (Schedule s : {Schedule::k1F1B, Schedule::kGpipe, Schedule::kInterleaved,
+                     Schedule::kZbH1}) {
+    SCOPED_TRACE(std::string(ScheduleName(s)));
+    const int64_t v = s == Schedule::kInterleaved ? 2 : 1;
+    PipelineConfig c;
+    c.schedule = s;
+    c.stages = p;
+    c.vpp = v;
+    c.microbatches = m;
+    const bool split = s == Schedule::kZbH1;
+    c.chunks = {ChunkCost{Seconds(f / v), Seconds((split ? b : b + w) / v),
+                          Seconds(split ? w / v : 0.0), Bytes(1e9 / v), Seconds(0), Seconds(0)}};
+    PipelineCache cache;
+    const step_internal::PipelineTiming t = step_internal::SimulatedPipeline(cache, c);
+    ASSERT_TRUE(t.ok);
+    const DeviceTimes one{f, split ? b : b + w, split ? w : 0.0};
+    const DeviceTimes all{f * p, one.b * p, one.w * p};
+    const double closed = BubbleTime(Pipe(p, s, v), all, one, false);
+    EXPECT_NEAR(t.makespan - static_cast<double>(m) * (f + b + w), closed, 1e-12);
+    EXPECT_GT(cache.size(), 2u);  // three short simulations, not one of m = 256
+  }
+}
+
+// 1F1B's first device holds p micro-batches at its peak (Narayanan et al.
+// 2021 §2.2): on DeepSeek-V3's uneven chunks, p times chunk 0's activation.
+TEST(PipelineTiming, FirstDeviceOf1F1BHoldsPMicroBatches) {
+  JobSpec job;
+  job.seq_len = 4096;
+  job.global_batch_seqs = 15360;
+  auto sm = StepModel::Create(testing::DeepSeekV3(), TestCluster(2048), job);
+  ASSERT_TRUE(sm.ok()) << sm.status().message();
+  auto plan = ParsePlan("tp=1,pp=16,ep=64,dp=128,zero=1,mbs=1,schedule=1f1b");
+  ASSERT_TRUE(plan.ok());
+  auto cfg = sm->PipelineFor(*plan);
+  ASSERT_TRUE(cfg.ok()) << cfg.status().message();
+  PipelineCache cache;
+  const step_internal::PipelineTiming t = step_internal::SimulatedPipeline(cache, *cfg);
+  ASSERT_TRUE(t.ok);
+  const double want = 16.0 * cfg->chunks[0].activation.value();
+  EXPECT_NEAR(t.device_peak_bytes[0], want, kBound * want);
+  // The last device holds one.
+  const double last = cfg->chunks.back().activation.value();
+  EXPECT_NEAR(t.device_peak_bytes.back(), last, kBound * last);
+}
+
+// DeepSeek-V3's uneven stages (3 dense layers and the embedding on the
+// first chunk, head and MTP on the last; the heaviest is chunk 1): the
+// critical device c cannot start before the chunks ahead of it ran one
+// forward, nor finish before they ran the last backward, so the bubble is
+// at least sum_{d<c} t_d. The closed form sum_{d != c} t_d is the bubble
+// when the critical stage is the last; with c near the front the later,
+// lighter stages overlap the drain, and the simulated bubble is smaller.
+TEST(PipelineTiming, DeepSeekV3UnevenBubbleBetweenItsBounds) {
+  JobSpec job;
+  job.seq_len = 4096;
+  job.global_batch_seqs = 15360;
+  auto sm = StepModel::Create(testing::DeepSeekV3(), TestCluster(2048), job);
+  ASSERT_TRUE(sm.ok()) << sm.status().message();
+  for (const char* text : {"tp=1,pp=16,ep=64,dp=128,zero=1,mbs=1,schedule=1f1b",
+                           "tp=1,pp=8,ep=64,dp=256,zero=1,mbs=1,schedule=gpipe"}) {
+    SCOPED_TRACE(text);
+    auto plan = ParsePlan(text);
+    ASSERT_TRUE(plan.ok());
+    auto e = sm->Evaluate(*plan);
+    ASSERT_TRUE(e.ok()) << e.status().message();
+    auto cfg = sm->PipelineFor(*plan);
+    ASSERT_TRUE(cfg.ok());
+    DeviceTimes sum, crit;
+    size_t c = 0;
+    std::vector<double> totals;
+    for (const ChunkCost& k : cfg->chunks) {
+      const DeviceTimes t{k.forward.value(), k.backward_input.value(), k.backward_weight.value()};
+      sum.f += t.f;
+      sum.b += t.b;
+      sum.w += t.w;
+      if (t.total() > crit.total()) {
+        crit = t;
+        c = totals.size();
+      }
+      totals.push_back(t.total());
+    }
+    ASSERT_GT(c, 0u);  // not the first chunk: a non-trivial lower bound
+    double ahead = 0;
+    for (size_t d = 0; d < c; ++d) ahead += totals[d];
+    const double bubble = e->bubble.value();
+    const double slack = 2 * kBound * e->step_time.value();
+    EXPECT_GE(bubble, ahead - slack);
+    EXPECT_LT(bubble, BubbleTime(*plan, sum, crit, false));
+    // The planner's ranking pass uses that closed form instead.
+    const QuickEstimate closed = sm->EvaluateClosedForm(*plan);
+    EXPECT_GT(closed.step_time.value(), e->step_time.value());
+  }
 }
 
 TEST(PipelineTiming, EvaluateAndQuickAgree) {

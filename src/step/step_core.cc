@@ -7,6 +7,7 @@
 #include <array>
 
 #include "step/comm.h"
+#include "step/pipeline_timing.h"
 
 namespace occam::step_internal {
 namespace {
@@ -61,6 +62,17 @@ double StepModel::Impl::Lambda(const PlanSpec& plan) const {
   const double lambda = r.ok() ? *r : 1.0;
   lambda_memo[lambda_memo_size++ % lambda_memo.size()] = {q.ep, q.tokens_per_rank, lambda};
   return lambda;
+}
+
+QuickEstimate StepModel::EvaluateClosedForm(const PlanSpec& plan) const {
+  const step_internal::CoreResult r =
+      step_internal::RunCore(*impl_, plan, step_internal::PipelineTimingModel::kClosedForm);
+  QuickEstimate q;
+  q.step_time = Seconds(r.step);
+  q.mfu = r.mfu;
+  q.memory_total = r.memory.total();
+  q.fits = r.fits;
+  return q;
 }
 
 }  // namespace occam
@@ -206,8 +218,14 @@ void DataParallelTail(const PlanContext& c, const DeviceResult& dev, const Devic
   }
 }
 
+// Stored activations the device holds at its peak: `held_act` of them
+// balanced-routing activations, `held_extra` routing-imbalance headroom.
+struct Held {
+  double act = 0, extra = 0;
+};
+
 MemoryBreakdown DeviceMemory(const PlanContext& c, const PlanSegs& segs, const DeviceResult& dev,
-                             double inflight, double m, bool all_forward_first) {
+                             Held held, double m, bool all_forward_first) {
   const PlanSpec& p = *c.plan;
   const double shard_d = static_cast<double>(c.fsdp_dense.size);
   const double shard_e = static_cast<double>(std::max<int64_t>(c.fsdp_expert.size, 1));
@@ -218,7 +236,7 @@ MemoryBreakdown DeviceMemory(const PlanContext& c, const PlanSegs& segs, const D
   mem.weights = a.weights + b.weights;
   mem.grads = a.grads + b.grads;
   mem.optimizer = a.optimizer + b.optimizer;
-  double act = inflight * dev.seg.act + dev.seg.act_work;
+  double act = held.act + dev.seg.act_work;
   // Combined 1F1B: a paired layer builds the next micro-batch's activations
   // before its backward frees the previous one's (doc/cost-model.md).
   if (c.a2a) act += segs.moe.act + segs.moe.act_extra;
@@ -227,7 +245,7 @@ MemoryBreakdown DeviceMemory(const PlanContext& c, const PlanSegs& segs, const D
   // Routing-imbalance headroom, TP all-gather buffers (2 x T h), EP
   // receive buffers (lambda k T/tp h, send + receive), ZeRO-3 prefetch
   // (two gathered blocks).
-  double other = inflight * dev.seg.act_extra;
+  double other = held.extra;
   const double th = c.tokens * static_cast<double>(c.work->hidden) * kAct;
   if (p.tp > 1) other += 2.0 * th;
   if (p.ep > 1 && c.model->moe) {
@@ -257,7 +275,31 @@ CommCost P2pOne(const StepModel::Impl& impl, const PlanContext& c) {
   return Collective(impl.cluster, CollectiveOp::kSendRecv, bytes, c.groups.pp);
 }
 
-CoreResult RunCore(const StepModel::Impl& impl, const PlanSpec& plan) {
+namespace {
+
+// Held activations of device d: at its simulated peak (split into the two
+// kinds in the device's own proportion; exact for one chunk per device), or
+// InFlight micro-batches of its chunks.
+Held HeldOf(const PlanSpec& plan, const DeviceResult& dev, int64_t d, double m, bool aff,
+            const PipelineTiming& sim) {
+  if (!sim.ok) {
+    const double inflight = InFlight(plan, d, m, aff);
+    return Held{inflight * dev.seg.act, inflight * dev.seg.act_extra};
+  }
+  double peak = sim.device_peak_bytes[static_cast<size_t>(d)];
+  const double per = dev.seg.act + dev.seg.act_extra;
+  // Combined 1F1B (a2a_overlap) runs one more warm-up chunk forward than
+  // the simulated interleaved order (stages.cc InFlight): 1/v of the device.
+  if (plan.a2a_overlap && plan.schedule == Schedule::kInterleaved) {
+    peak += per / static_cast<double>(ChunksPerDevice(plan));
+  }
+  const double share = per > 0 ? dev.seg.act / per : 1.0;
+  return Held{peak * share, peak * (1.0 - share)};
+}
+
+}  // namespace
+
+CoreResult RunCore(const StepModel::Impl& impl, const PlanSpec& plan, PipelineTimingModel model) {
   CoreResult out;
   out.ctx = MakeContext(impl, plan);
   const PlanContext& c = out.ctx;
@@ -266,6 +308,20 @@ CoreResult RunCore(const StepModel::Impl& impl, const PlanSpec& plan) {
   out.all_forward_first = impl.job.balance == BalanceMethod::kGlobalAuxLoss &&
                           impl.model.moe.has_value() && plan.pp > 1;
   out.capacity = impl.cluster.chip.hbm * (1.0 - impl.job.memory_headroom);
+  CommCost p2p_one;
+  PipelineTiming sim;  // ok = false: closed forms
+  if (plan.pp > 1) {
+    p2p_one = P2pOne(impl, c);
+    if (model == PipelineTimingModel::kSimulated) {
+      // p2p stays out of the simulation (its fill/drain exposure is the
+      // closed form below): without transfers competing for send/recv
+      // streams the simulated makespan is monotone in every duration.
+      const PipelinePlan pipe = BuildPipelinePlan(impl, plan, segs, 0.0);
+      out.converted = pipe.converted;
+      if (pipe.supported) sim = SimulatedPipeline(impl.pipeline_cache, pipe.config);
+    }
+  }
+  out.simulated = sim.ok;
   DeviceTimes sum, crit;
   TailMemo memo;
   double crit_total = -1, worst_mem = -1, opt = 0;
@@ -288,8 +344,8 @@ CoreResult RunCore(const StepModel::Impl& impl, const PlanSpec& plan) {
             : dev.params_dense + dev.params_expert;
     opt =
         std::max(opt, MemoryBoundTime(impl.cluster.chip, kOptimizerBytesPerParam * owned).value());
-    const double inflight = InFlight(plan, d, out.m, out.all_forward_first);
-    const MemoryBreakdown mem = DeviceMemory(c, segs, dev, inflight, out.m, out.all_forward_first);
+    const Held held = HeldOf(plan, dev, d, out.m, out.all_forward_first, sim);
+    const MemoryBreakdown mem = DeviceMemory(c, segs, dev, held, out.m, out.all_forward_first);
     if (mem.total().value() > worst_mem) {
       worst_mem = mem.total().value();
       out.memory = mem;
@@ -297,21 +353,27 @@ CoreResult RunCore(const StepModel::Impl& impl, const PlanSpec& plan) {
   }
   out.optimizer = TailItem{opt, opt, -1};
   out.crit_period = crit_total;
-  if (c.dual) {
-    // DualPipe's (F&B + B - 3W) counts compute: the hidden part of the
-    // overlapped communication stays out of it (it would otherwise grow as
-    // compute shrinks), the unhidden tp collectives stay in.
-    const Seg& k = out.crit;
-    crit = DeviceTimes{k.cf + k.exp_f[kAxTp], k.cb + k.exp_b[kAxTp], k.cw};
-  }
-  out.bubble = BubbleTime(plan, sum, crit, out.all_forward_first);
   if (plan.pp > 1) {
     // One activation (or its gradient) per chunk boundary per micro-batch;
     // the fill and drain cross S-1 boundaries each way unhidden.
-    const CommCost one = P2pOne(impl, c);
     const double per = static_cast<double>(ChunksPerDevice(plan));
-    out.p2p = TailItem{2.0 * out.m * per * one.seconds,
-                       2.0 * static_cast<double>(segs.chunks - 1) * one.seconds, one.tier};
+    out.p2p = TailItem{2.0 * out.m * per * p2p_one.seconds,
+                       2.0 * static_cast<double>(segs.chunks - 1) * p2p_one.seconds, p2p_one.tier};
+  }
+  if (sim.ok) {
+    // The simulated makespan holds the fill, the drain and uneven chunks:
+    // the bubble is what it adds to the critical device's m t*
+    // (doc/cost-model.md §6).
+    out.bubble = std::max(0.0, sim.makespan - out.m * crit_total);
+  } else {
+    if (c.dual) {
+      // DualPipe's (F&B + B - 3W) counts compute: the hidden part of the
+      // overlapped communication stays out of it (it would otherwise grow as
+      // compute shrinks), the unhidden tp collectives stay in.
+      const Seg& k = out.crit;
+      crit = DeviceTimes{k.cf + k.exp_f[kAxTp], k.cb + k.exp_b[kAxTp], k.cw};
+    }
+    out.bubble = BubbleTime(plan, sum, crit, out.all_forward_first);
   }
   out.step = out.m * crit_total + out.bubble + out.p2p.exposed + out.dp_grad.exposed +
              out.edp_grad.exposed + out.dp_gather.exposed + out.edp_gather.exposed +

@@ -36,6 +36,8 @@ struct StepModel::Impl {
   mutable std::array<LambdaMemo, 64> lambda_memo{};
   mutable size_t lambda_memo_size = 0;
   double Lambda(const PlanSpec& plan) const;
+  // Simulated pipelines by shape (step/pipeline_timing.h); thread-safe.
+  mutable PipelineCache pipeline_cache;
 };
 
 namespace step_internal {
@@ -58,6 +60,10 @@ struct CoreResult {
   bool fits = false;
   double mfu = 0, hfu = 0;
   bool all_forward_first = false;
+  // Bubble and activation peaks from the pipeline simulator (pp > 1), not
+  // the closed forms of stages.h.
+  bool simulated = false;
+  bool converted = false;  // global-batch aux loss: run as gpipe
   PlanContext ctx;
 };
 
@@ -78,8 +84,17 @@ Seg ChunkSeg(const PlanSegs& segs, const ModelWork& work, int64_t c);
 // chunks: b*s*h*2/(cp*tp) bytes (SP) over the pp group.
 CommCost P2pOne(const StepModel::Impl& impl, const PlanContext& c);
 
+// How RunCore times a pipeline (pp > 1). kSimulated: the event simulator
+// through impl.pipeline_cache (bubble = makespan - m t*, p2p inside it;
+// activations at each device's simulated peak); schedules it cannot run
+// (a V or DualPipe placement under a global-batch aux loss) keep the closed
+// forms. kClosedForm: stages.h BubbleTime and InFlight (the planner's
+// ranking pass, doc/cost-model.md §6).
+enum class PipelineTimingModel { kSimulated, kClosedForm };
+
 // REQUIRES: the plan is valid for the model, cluster and job.
-CoreResult RunCore(const StepModel::Impl& impl, const PlanSpec& plan);
+CoreResult RunCore(const StepModel::Impl& impl, const PlanSpec& plan,
+                   PipelineTimingModel model = PipelineTimingModel::kSimulated);
 
 // ValidatePlan plus the step's own requirements (stage list, schedule
 // shapes); messages name the plan field.
