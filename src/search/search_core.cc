@@ -283,13 +283,13 @@ Result<SearchResult> Assemble(const Context& ctx, const Ranking& ranked, const T
     out.notes.push_back(
         "balance global-aux-loss: pipeline schedules restricted to gpipe (all forward passes "
         "before the first backward pass, the global-batch loss needs every micro-batch's routing)");
-  }  out.notes.push_back(
+  }
+  out.notes.push_back(
       "pipeline: layouts ranked with the schedules' closed-form bubble and in-flight counts; the "
       "kept ones (top " +
       std::to_string(std::max(ctx.options.top, kRefineAtLeast)) +
       ", best with and without PP, simplest) re-evaluated and re-ranked with the simulated "
       "pipeline, whose values are shown");
-
 
   return out;
 }
@@ -338,8 +338,7 @@ Result<SearchResult> RunSearch(const ModelSpec& model, const ClusterSpec& cluste
     const int64_t n = std::min(wave, chunks - first);
     const std::array<double, 2> above = {merged.PruneAbove(0), merged.PruneAbove(1)};
     std::vector<ChunkResult> results(
-        static_cast<size_t>(n),
-        ChunkResult{Ranking(keep, options.simplicity_threshold), Tally{}});
+        static_cast<size_t>(n), ChunkResult{Ranking(keep, options.simplicity_threshold), Tally{}});
     pool.ParallelFor(n, [&](int64_t i) {
       const int64_t begin = (first + i) * per;
       const int64_t end = std::min<int64_t>(static_cast<int64_t>(shapes.size()), begin + per);
