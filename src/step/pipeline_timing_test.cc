@@ -160,8 +160,7 @@ TEST(PipelineTiming, DeepSeekV3UnevenStagesFastPathEqualsTheSimulator) {
 TEST(PipelineTiming, UniformStagesGiveTheClosedFormThroughTheStepPath) {
   const int64_t p = 8, m = 256;
   const double f = 0x1p-10, b = 0x1p-9, w = 0x1p-10;  // powers of two: exact
-  for (Schedule s : {Schedule::k1F1B, Schedule::kGpipe, Schedule::kInterleaved,
-                     Schedule::kZbH1}) {
+  for (Schedule s : {Schedule::k1F1B, Schedule::kGpipe, Schedule::kInterleaved, Schedule::kZbH1}) {
     SCOPED_TRACE(std::string(ScheduleName(s)));
     const int64_t v = s == Schedule::kInterleaved ? 2 : 1;
     PipelineConfig c;
