@@ -69,12 +69,13 @@ Bytes MemoryBound(const Context& ctx, const ShapeInfo& info, const PlanSpec& pla
   return Max(ctx.bounds.MemoryLowerBound(plan), Bytes(own));
 }
 
-ShapeInfo Prepare(const Context& ctx, const Shape& shape) {
+// The shape's bounds, once the candidate count has passed the cap.
+ShapeInfo Prepare(const Context& ctx, const Shape& shape, int64_t candidates) {
   ShapeInfo info;
+  info.candidates = candidates;
+  if (!ctx.tuning.prune) return info;
   std::vector<Inner> inners;
   EnumerateInner(shape, ctx.cluster, ctx.job, ctx.constraints, inners);
-  info.candidates = static_cast<int64_t>(inners.size());
-  if (!ctx.tuning.prune) return info;
   PlanSpec plan;
   for (const Inner& inner : inners) {
     ApplyCandidate(shape, inner, ctx.constraints, plan);
@@ -309,14 +310,22 @@ Result<SearchResult> RunSearch(const ModelSpec& model, const ClusterSpec& cluste
   const std::vector<Shape> shapes = EnumerateShapes(model, cluster, job, constraints);
   // 0 = one thread per hardware thread; the answer never depends on it.
   ThreadPool pool(options.threads);
-  std::vector<ShapeInfo> infos(shapes.size());
-  pool.ParallelFor(static_cast<int64_t>(shapes.size()), [&](int64_t i) {
-    infos[static_cast<size_t>(i)] = Prepare(ctx, shapes[static_cast<size_t>(i)]);
+  const auto n_shapes = static_cast<int64_t>(shapes.size());
+  std::vector<int64_t> counts(shapes.size());
+  pool.ParallelFor(n_shapes, [&](int64_t i) {
+    std::vector<Inner> inners;
+    EnumerateInner(shapes[static_cast<size_t>(i)], cluster, job, constraints, inners);
+    counts[static_cast<size_t>(i)] = static_cast<int64_t>(inners.size());
   });
   int64_t candidates = 0;
-  for (const ShapeInfo& info : infos) candidates += info.candidates;
+  for (int64_t n : counts) candidates += n;
   if (candidates == 0) return NoCandidates(ctx);
   if (candidates > tuning.max_candidates) return TooLarge(candidates, tuning.max_candidates);
+  std::vector<ShapeInfo> infos(shapes.size());
+  pool.ParallelFor(n_shapes, [&](int64_t i) {
+    const auto s = static_cast<size_t>(i);
+    infos[s] = Prepare(ctx, shapes[s], counts[s]);
+  });
 
   // Most promising shapes first (least bound; ties by enumeration order), so
   // a good layout is known early and the bound skips most of the rest.
