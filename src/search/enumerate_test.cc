@@ -98,7 +98,9 @@ TEST(Enumerate, A2aOverlapOnlyWhereItsRulesAllow) {
       if (!in.a2a_overlap) continue;
       ++on;
       EXPECT_NE(in.recompute, Recompute::kFull);
-      if (s.pp > 1) EXPECT_LT(in.zero, 3);
+      if (s.pp > 1) {
+        EXPECT_LT(in.zero, 3);
+      }
     }
     return on;
   };
