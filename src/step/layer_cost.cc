@@ -72,6 +72,38 @@ struct Hide {
   std::array<double, kNumAx> f{}, b{};
 };
 
+// Tensor parallelism of a block: `pairs` column-parallel + row-parallel
+// linear pairs (attention, MLP). Forward: AG before the column-parallel and RS
+// after the row-parallel linear with SP, else one AR (Korthikanti et al. 2022
+// §4.2.2), exposed. Backward, as Megatron-LM runs it
+// (megatron/core/tensor_parallel/layers.py,
+// LinearWithGradAccumulationAndAsyncCommunication): the row-parallel output
+// gradient is all-gathered (SP) before its GEMMs, exposed; the column-parallel
+// input gradient's RS (SP) or AR overlaps that linear's weight-gradient GEMM,
+// and with SP the input re-gather for the weight gradient overlaps the
+// input-gradient GEMM: hideable. Full recompute repeats the forward's, exposed.
+void AddBlockTp(const PlanContext& c, double pairs, Seg& s, Hide& h) {
+  if (c.plan->tp <= 1 || pairs <= 0) return;
+  const double bytes = c.tokens * static_cast<double>(c.work->hidden) * kAct;
+  double fwd = 0, bwd_exposed = 0, bwd_hidden = 0;
+  if (c.plan->sp) {
+    const double ag = Collective(*c.cluster, CollectiveOp::kAllGather, bytes, c.groups.tp).seconds;
+    const double rs =
+        Collective(*c.cluster, CollectiveOp::kReduceScatter, bytes, c.groups.tp).seconds;
+    fwd = ag + rs;
+    bwd_exposed = ag;
+    bwd_hidden = rs + ag;
+  } else {
+    fwd = Collective(*c.cluster, CollectiveOp::kAllReduce, bytes, c.groups.tp).seconds;
+    bwd_hidden = fwd;
+  }
+  const double rec = c.plan->recompute == Recompute::kFull ? fwd : 0.0;
+  s.exp_f[kAxTp] += pairs * fwd;
+  s.exp_b[kAxTp] += pairs * (bwd_exposed + rec);
+  h.b[kAxTp] += pairs * bwd_hidden;
+  s.total[kAxTp] += pairs * (fwd + bwd_exposed + bwd_hidden + rec);
+}
+
 void AddCp(const PlanContext& c, Seg& s, Hide& h) {
   if (c.plan->cp <= 1) return;
   const AttentionSpec& at = c.model->attention;
@@ -253,8 +285,8 @@ Seg BlockSeg(const PlanContext& c, const BlockWork& b, bool moe) {
         BlockActivationBytes(b, *c.work, c.tokens, seq, p.tp, p.sp, Recompute::kNone, c.lambda);
   }
   const bool tp_mlp = !moe || c.model->moe->num_shared_experts > 0 || p.etp > 1;
-  AddTp(c, tp_mlp ? 2.0 : 1.0, s);
   Hide h;
+  AddBlockTp(c, tp_mlp ? 2.0 : 1.0, s, h);
   AddCp(c, s, h);
   if (moe) AddEp(c, b, s, h);
   AddFsdp(c, s, h);
