@@ -28,13 +28,7 @@ int32_t StreamEngine::AddStream(Order order) {
   return static_cast<int32_t>(streams_.size()) - 1;
 }
 
-void StreamEngine::Reserve(size_t tasks, size_t /*dependencies*/) {
-  duration_.reserve(tasks);
-  start_.reserve(tasks);
-  pending_.reserve(tasks);
-  program_.reserve(tasks);
-  links_.reserve(tasks);
-}
+void StreamEngine::Reserve(size_t tasks, size_t /*dependencies*/) { t_.reserve(tasks); }
 
 int32_t StreamEngine::AddTask(Seconds duration, int32_t stream, int32_t second) {
   const auto id = num_tasks();
@@ -47,22 +41,18 @@ int32_t StreamEngine::AddTask(Seconds duration, int32_t stream, int32_t second) 
   if (program) {
     // The program predecessor counts as one more dependency.
     if (s.last >= 0) {
-      links_[s.last].next_in_stream = id;
+      t_[s.last].l.next_in_stream = id;
       pending = 1;
     }
     s.last = id;
   }
-  duration_.push_back(duration.value());
-  start_.push_back(0);
-  pending_.push_back(pending);
-  program_.push_back(program ? 1 : 0);
-  links_.push_back(l);
+  t_.push_back(Task{duration.value(), 0, pending, program ? 1 : 0, l});
   return id;
 }
 
 void StreamEngine::AddDependency(int32_t before, int32_t after) {
-  ++pending_[after];
-  int32_t* succ = links_[before].succ;
+  ++t_[after].pending;
+  int32_t* succ = t_[before].l.succ;
   if (succ[0] < 0) {
     succ[0] = after;
   } else if (succ[1] < 0) {
@@ -97,14 +87,14 @@ Status StreamEngine::Run() {
   // which makes more tasks ready).
   std::vector<int32_t> roots;
   for (int32_t t = 0; t < n; ++t) {
-    if (pending_[t] == 0) roots.push_back(t);
+    if (t_[t].pending == 0) roots.push_back(t);
   }
   for (const int32_t t : roots) {
-    if (!program_[t]) events_.Push(Seconds(0), t);
+    if (!t_[t].program) events_.Push(Seconds(0), t);
   }
   work_.reserve(static_cast<size_t>(n));
   for (const int32_t t : roots) {
-    if (program_[t]) Resolve(t);
+    if (t_[t].program) Resolve(t);
   }
   while (!events_.empty()) Serve(static_cast<int32_t>(events_.Pop().payload));
   if (finished_ == n) return Status::Ok();
@@ -115,7 +105,7 @@ Status StreamEngine::Run() {
 
 int32_t StreamEngine::FirstStuckTask() const {
   for (int32_t t = 0; t < num_tasks(); ++t) {
-    if (pending_[t] != kDone) return t;
+    if (t_[t].pending != kDone) return t;
   }
   return -1;
 }
@@ -124,42 +114,42 @@ int32_t StreamEngine::FirstStuckTask() const {
 // free. Called in ready-time order (the event queue), which is the order
 // the transfers reach their queues.
 void StreamEngine::Serve(int32_t task) {
-  const Links& l = links_[task];
+  const Links& l = t_[task].l;
   Stream& s = streams_[l.stream];
-  double start = std::max(start_[task], s.free_at);
+  double start = std::max(t_[task].start, s.free_at);
   if (l.second != kNoStream) start = std::max(start, streams_[l.second].free_at);
-  const double end = start + duration_[task];
+  const double end = start + t_[task].duration;
   s.free_at = end;
   if (l.second != kNoStream) streams_[l.second].free_at = end;
-  start_[task] = start;
+  t_[task].start = start;
   Resolve(task);
 }
 
 void StreamEngine::Reached(int32_t task, double end) {
-  start_[task] = std::max(start_[task], end);
-  if (--pending_[task] != 0) return;
-  if (program_[task]) {
+  t_[task].start = std::max(t_[task].start, end);
+  if (--t_[task].pending != 0) return;
+  if (t_[task].program) {
     // Its start is now known; resolve it without an event.
-    pending_[task] = kDone;
+    t_[task].pending = kDone;
     ++finished_;
     work_.push_back(task);
   } else {
-    events_.Push(Seconds(start_[task]), task);
+    events_.Push(Seconds(t_[task].start), task);
   }
 }
 
 // `task`'s start is final: tell its successors (and theirs, for program
 // tasks resolved on the way) when it ends.
 void StreamEngine::Resolve(int32_t task) {
-  pending_[task] = kDone;
+  t_[task].pending = kDone;
   ++finished_;
   work_.push_back(task);
   while (!work_.empty()) {
     const int32_t id = work_.back();
     work_.pop_back();
-    const double end = start_[id] + duration_[id];
+    const double end = t_[id].start + t_[id].duration;
     makespan_ = std::max(makespan_, end);
-    const Links& l = links_[id];
+    const Links& l = t_[id].l;
     if (l.succ[0] >= 0) Reached(l.succ[0], end);
     if (l.succ[1] >= 0) Reached(l.succ[1], end);
     if (!succ_begin_.empty()) {

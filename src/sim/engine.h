@@ -89,13 +89,13 @@ class StreamEngine {
 
   // The first task that never ran after a failed Run(), or -1.
   int32_t FirstStuckTask() const;
-  int32_t num_tasks() const { return static_cast<int32_t>(links_.size()); }
-  Seconds start(int32_t task) const { return Seconds(start_[task]); }
-  Seconds end(int32_t task) const { return Seconds(start_[task] + duration_[task]); }
+  int32_t num_tasks() const { return static_cast<int32_t>(t_.size()); }
+  Seconds start(int32_t task) const { return Seconds(t_[task].start); }
+  Seconds end(int32_t task) const { return Seconds(t_[task].start + t_[task].duration); }
   Seconds makespan() const { return Seconds(makespan_); }
 
  private:
-  static constexpr int32_t kDone = -1;  // pending_ once resolved
+  static constexpr int32_t kDone = -1;  // Task::pending once resolved
 
   struct Stream {
     Order order = Order::kProgram;
@@ -103,11 +103,11 @@ class StreamEngine {
     int32_t last = -1;   // kProgram: the last task added (program order)
   };
 
-  // Per task, as parallel arrays (the hot loop touches start_, pending_
-  // and program_ of a successor; the rest only when the task resolves).
-  // Seconds as plain doubles inside the engine. The first two successors
-  // sit inline in Links (a pipeline pass has at most two); more go to the
-  // CSR index over extra_edges_.
+  // One task, 48 bytes, in one array (the hot loop touches a successor's
+  // start, pending and program; one cache line): seconds as plain doubles
+  // inside the engine. The first two successors sit inline in Links (a
+  // pipeline pass has at most two); more go to the CSR index over
+  // extra_edges_.
   struct Links {
     int32_t stream = 0;
     int32_t second = kNoStream;
@@ -121,11 +121,14 @@ class StreamEngine {
   void Serve(int32_t task);                // kReady task popped at its ready time
 
   std::vector<Stream> streams_;
-  std::vector<double> duration_;
-  std::vector<double> start_;     // until resolved: the latest end of a finished dependency
-  std::vector<int32_t> pending_;  // unresolved dependencies (+1 for a program predecessor)
-  std::vector<uint8_t> program_;  // 1: on a kProgram stream
-  std::vector<Links> links_;
+  struct Task {
+    double duration = 0;
+    double start = 0;     // until resolved: the latest end of a finished dependency
+    int32_t pending = 0;  // unresolved dependencies (+1 for a program predecessor)
+    int32_t program = 0;  // 1: on a kProgram stream
+    Links l;
+  };
+  std::vector<Task> t_;
   std::vector<std::pair<int32_t, int32_t>> extra_edges_;  // (before, after) past two
   std::vector<int32_t> succ_begin_;                       // CSR over extra_edges_
   std::vector<int32_t> succ_;
