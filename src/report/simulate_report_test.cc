@@ -51,7 +51,7 @@ TEST(SimulateReport, JsonCarriesPerStageArrays) {
   const PipelineConfig c = Small();
   const auto r = SimulatePipeline(c);
   ASSERT_TRUE(r.ok());
-  SimulateReportInfo info{"uniform stages", true, {}};
+  SimulateReportInfo info{"uniform stages", true, {}, {}};
   const auto j = nlohmann::json::parse(SimulateJson(c, *r, info));
   EXPECT_DOUBLE_EQ(j.at("makespan_s").get<double>(), r->makespan.value());
   EXPECT_EQ(j.at("peak_inflight_microbatches").size(), 3u);
