@@ -67,6 +67,13 @@ struct ActivationWork {
   double replicated = 0;       // tensors every tp rank keeps whole (MLA latents)
   double per_expert_copy = 0;  // per routed token copy (MoE dispatch input + expert MLP)
   double attn_scores = 0;      // bytes per token per unit of sequence length (the 5as term / s)
+  // Under FP8 training the GEMM inputs kept for the weight gradient are stored
+  // as their FP8 copies (1 byte, not 2): the bytes per token this saves in
+  // tp_sharded, seq_region and per_expert_copy (Transformer Engine;
+  // DeepSeek-V3 §3.3.3).
+  double fp8_tp_sharded = 0;
+  double fp8_seq_region = 0;
+  double fp8_per_expert_copy = 0;
 };
 
 // One transformer block kind (dense-MLP block or MoE block).
@@ -141,6 +148,15 @@ Seconds GemmTime(const ChipSpec& chip, Precision precision, double flops, double
 // Memory-bound op: bytes / HBM bandwidth.
 Seconds MemoryBoundTime(const ChipSpec& chip, double bytes);
 
+// Bytes one FP8 training step moves to cast a block's GEMM operands (forward
+// and backward together) for `tokens` tokens on a chip holding 1/tp of the
+// dense GEMMs and 1/etp of each expert: Transformer Engine casts each GEMM
+// input (forward) and output gradient (backward), reading 2 B and writing the
+// FP8 copy and its transpose, 4 B per element: 4 * io bytes per token
+// (GemmWork::io = k + n per matmul). Routed copies count top_k * lambda per
+// token. The 16-bit router is not cast.
+double Fp8CastBytes(const BlockWork& block, double tokens, int64_t tp, int64_t etp, double lambda);
+
 // ------------------------------------------------------------- memory ---
 
 // Bytes of training state per parameter under mixed-precision Adam with the
@@ -169,5 +185,10 @@ StateMemory ShardedState(double params, int zero, double shard, const StateBytes
 double BlockActivationBytes(const BlockWork& block, const ModelWork& model, double tokens,
                             double seq_len, int64_t tp, bool sp, Recompute recompute,
                             double lambda);
+// As above for a job at `precision`: FP8 stores the GEMM-input tensors at
+// 1 byte (ActivationWork::fp8_*); the BF16 result otherwise.
+double BlockActivationBytes(const BlockWork& block, const ModelWork& model, double tokens,
+                            double seq_len, int64_t tp, bool sp, Recompute recompute, double lambda,
+                            Precision precision);
 
 }  // namespace occam

@@ -36,6 +36,7 @@ int64_t AddGqa(const ModelSpec& m, BlockWork& b) {
   // Stored for backward: Q, K, V and the out-projection input (Korthikanti
   // Table 1's "QK^T 4sbh, V 2sbh, out-proj 2sbh" with GQA widths).
   b.act.tp_sharded += kAct * static_cast<double>(a * d + 2 * akv * d + a * d);
+  b.act.fp8_tp_sharded += static_cast<double>(a * d);  // out-projection input
   // Rope on q and k: read + write.
   b.elementwise_bytes += 2.0 * kAct * static_cast<double>((a + akv) * d);
   return p;
@@ -64,6 +65,7 @@ int64_t AddMla(const ModelSpec& m, BlockWork& b) {
   p += AddMatmul(b.attn_proj, a * x.v_head_dim, h, at.out_bias);
   b.act.replicated += kAct * static_cast<double>(2 * x.kv_lora_rank + x.qk_rope_head_dim);
   b.act.tp_sharded += kAct * static_cast<double>(2 * a * dqk + 2 * a * x.v_head_dim);
+  b.act.fp8_tp_sharded += static_cast<double>(a * x.v_head_dim);  // out-projection input
   b.elementwise_bytes += 2.0 * kAct * static_cast<double>(x.kv_lora_rank);
   b.elementwise_bytes += 2.0 * kAct * static_cast<double>((a + 1) * x.qk_rope_head_dim);
   return p;
@@ -87,9 +89,13 @@ void AddAttentionCore(const ModelSpec& m, double span, const ActivationOptions& 
 }
 
 // Dense MLP of width f: gated (SwiGLU: gate, up, down) or plain (fc1, fc2).
-int64_t AddMlp(const ModelSpec& m, int64_t f, bool bias, GemmWork& g, double* act, double* ew) {
+// `act` gains the stored tensors, `fp8` the part of them that is the second
+// GEMM's input (f per token: stored at 1 byte under FP8).
+int64_t AddMlp(const ModelSpec& m, int64_t f, bool bias, GemmWork& g, double* act, double* fp8,
+               double* ew) {
   const int64_t h = m.hidden;
   int64_t p = 0;
+  *fp8 += static_cast<double>(f);
   if (m.gated_mlp) {
     p += AddMatmul(g, h, f, bias);
     p += AddMatmul(g, h, f, bias);
@@ -109,16 +115,19 @@ int64_t AddMoe(const ModelSpec& m, BlockWork& b) {
   const int64_t h = m.hidden;
   int64_t p = 0;
   for (int64_t i = 0; i < e.num_shared_experts; ++i) {
-    p += AddMlp(m, e.shared_expert_ffn, false, b.mlp, &b.act.tp_sharded, &b.elementwise_bytes);
+    p += AddMlp(m, e.shared_expert_ffn, false, b.mlp, &b.act.tp_sharded, &b.act.fp8_tp_sharded,
+                &b.elementwise_bytes);
   }
   p += AddMatmul(b.router, h, e.num_experts, e.router_bias);
   b.act.seq_region += 4.0 * static_cast<double>(e.num_experts);  // fp32 router probabilities
   b.elementwise_bytes += 8.0 * static_cast<double>(e.num_experts);
   double ew_copy = 0;
-  const int64_t one =
-      AddMlp(m, e.expert_ffn, e.expert_bias, b.expert, &b.act.per_expert_copy, &ew_copy);
+  const int64_t one = AddMlp(m, e.expert_ffn, e.expert_bias, b.expert, &b.act.per_expert_copy,
+                             &b.act.fp8_per_expert_copy, &ew_copy);
   // Dispatched input and expert output per routed copy; permute + unpermute.
+  // The dispatched input is the first expert GEMM's input.
   b.act.per_expert_copy += 2.0 * kAct * static_cast<double>(h);
+  b.act.fp8_per_expert_copy += static_cast<double>(h);
   b.top_k = static_cast<double>(e.top_k);
   b.elementwise_bytes += b.top_k * (ew_copy + 4.0 * kAct * static_cast<double>(h));
   b.params_expert = one * e.num_experts;
@@ -148,12 +157,16 @@ BlockWork BuildBlock(const ModelSpec& model, bool moe, double span,
     p += AddMoe(model, b);
   } else {
     p += AddMlp(model, model.ffn_hidden, model.mlp_bias, b.mlp, &b.act.tp_sharded,
-                &b.elementwise_bytes);
+                &b.act.fp8_tp_sharded, &b.elementwise_bytes);
   }
   b.params_dense = p;
   // Outside the tp region: two norm inputs, attention and MLP inputs
   // (Korthikanti Table 1: 2sbh each), and two dropout masks (sbh each).
   b.act.seq_region += kAct * 4.0 * h + (options.dropout ? 2.0 * h : 0.0);
+  // The attention and MLP inputs (norm outputs) are the QKV and first MLP
+  // GEMMs' inputs: 1 byte each under FP8 (an MoE block's MLP input feeds the
+  // 16-bit router; its dispatched copies are counted per expert copy).
+  b.act.fp8_seq_region += (moe ? 1.0 : 2.0) * h;
   // Two norms (read + write h) and two residual adds (read 2h, write h).
   b.elementwise_bytes += kAct * (2.0 * 2.0 * h + 2.0 * 3.0 * h);
   return b;

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "cost/test_models.h"
 #include "occam/cost.h"
 
 namespace occam {
@@ -55,6 +56,23 @@ TEST(Compute, Fp8PlateauIsTheMeasuredFractionOfBf16) {
   // Achieved FP8 / BF16 throughput = 1402.6 / 794.5 at the plateau.
   EXPECT_NEAR(bf16 / fp8, 1402.6 / 794.5, 1e-3);
   EXPECT_LT(bf16 / fp8, 1978.9 / 989.4);
+}
+
+// FP8 casts: 4 B per element of each matmul's input (forward) and output
+// (backward), from the block's shapes. Llama 3 8B: q (h -> 32*128), k, v
+// (h -> 8*128 each), o (h -> h), gate and up (h -> f), down (f -> h).
+TEST(Compute, Fp8CastBytesFromGemmShapes) {
+  const ModelWork w = BuildModelWork(testing::Llama8B(), 8192);
+  const double h = 4096, kv = 1024, f = 14336, tokens = 100;
+  const double attn = (h + h) + 2 * (h + kv) + (h + h);
+  const double mlp = 2 * (h + f) + (f + h);
+  EXPECT_NEAR(Fp8CastBytes(w.dense, tokens, 1, 1, 1.0), 4 * tokens * (attn + mlp), 1e-6);
+  EXPECT_NEAR(Fp8CastBytes(w.dense, tokens, 4, 1, 1.0), 4 * tokens * (attn + mlp) / 4, 1e-6);
+  // Routed copies: top_k * lambda per token over etp.
+  const ModelWork m = BuildModelWork(testing::Mixtral8x7B(), 4096);
+  const double expert = 2 * (h + f) + (f + h);
+  EXPECT_NEAR(Fp8CastBytes(m.moe, tokens, 1, 2, 1.5), 4 * tokens * (attn + 2 * 1.5 * expert / 2),
+              1e-6);
 }
 
 // Width term: each matmul's FLOPs count 1 + n_half / n, n = min(small side,

@@ -39,4 +39,21 @@ double BlockActivationBytes(const BlockWork& block, const ModelWork& model, doub
   return bytes;
 }
 
+double BlockActivationBytes(const BlockWork& block, const ModelWork& model, double tokens,
+                            double seq_len, int64_t tp, bool sp, Recompute recompute, double lambda,
+                            Precision precision) {
+  const double bf16 =
+      BlockActivationBytes(block, model, tokens, seq_len, tp, sp, recompute, lambda);
+  // Full recompute keeps only the block input, which is no GEMM input.
+  if (precision != Precision::kFp8 || recompute == Recompute::kFull) return bf16;
+  // Transformer Engine keeps the FP8 cast of each GEMM input for the weight
+  // gradient instead of the 16-bit tensor (DeepSeek-V3 arXiv:2412.19437
+  // §3.3.3 "cache the activations in FP8"); same divisors as above.
+  const double t = static_cast<double>(tp > 0 ? tp : 1);
+  const ActivationWork& a = block.act;
+  const double saved = tokens * (a.fp8_tp_sharded / t + a.fp8_seq_region / (sp ? t : 1.0) +
+                                 block.top_k / t * a.fp8_per_expert_copy * lambda);
+  return bf16 - saved;
+}
+
 }  // namespace occam

@@ -81,5 +81,43 @@ TEST(Memory, MoeActivationsScaleWithTopKAndImbalance) {
   EXPECT_NEAR(skew - base, 0.5 * t * 2 * per_copy, 1e-6);
 }
 
+// FP8 training (Transformer Engine; DeepSeek-V3 §3.3.3) keeps the FP8 cast of
+// every GEMM input for the weight gradient: 1 byte instead of 2 for the QKV
+// input (norm output, h), the out-projection input (a*d = h), the first MLP
+// input (norm output, h) and the second MLP input (SwiGLU product, f).
+TEST(Memory, Fp8StoresGemmInputsAtOneByte) {
+  const ModelSpec m = testing::Llama8B();
+  const ModelWork w = BuildModelWork(m, 8192);
+  const double s = 8192, h = 4096, f = 14336;
+  for (int64_t t : {1, 4}) {
+    const double bf16 = BlockActivationBytes(w.dense, w, s, s, t, true, Recompute::kNone, 1);
+    const double fp8 =
+        BlockActivationBytes(w.dense, w, s, s, t, true, Recompute::kNone, 1, Precision::kFp8);
+    // Norm outputs sit in the sequence-parallel region (/t with SP), the rest in the tp region.
+    const double saved = s * (2 * h / t + (h + f) / t);
+    EXPECT_NEAR(bf16 - fp8, saved, 1e-6 * saved) << "tp=" << t;
+    EXPECT_DOUBLE_EQ(
+        BlockActivationBytes(w.dense, w, s, s, t, true, Recompute::kNone, 1, Precision::kBf16),
+        bf16);
+  }
+  // Full recompute keeps only the block input, which no GEMM reads first.
+  EXPECT_DOUBLE_EQ(
+      BlockActivationBytes(w.dense, w, s, s, 1, true, Recompute::kFull, 1, Precision::kFp8),
+      BlockActivationBytes(w.dense, w, s, s, 1, true, Recompute::kFull, 1));
+}
+
+TEST(Memory, Fp8MoeCopiesStoreDispatchedInputAtOneByte) {
+  const ModelSpec m = testing::Mixtral8x7B();
+  const ModelWork w = BuildModelWork(m, 4096);
+  const double t = 4096, h = 4096, fe = 14336, k = 2, lambda = 1.5;
+  const double bf16 = BlockActivationBytes(w.moe, w, t, t, 1, true, Recompute::kNone, lambda);
+  const double fp8 =
+      BlockActivationBytes(w.moe, w, t, t, 1, true, Recompute::kNone, lambda, Precision::kFp8);
+  // Attention: QKV input h and out-projection input h; per routed copy: the
+  // dispatched input h and the SwiGLU product f_e (the router reads 16 bits).
+  const double saved = t * (2 * h + k * lambda * (h + fe));
+  EXPECT_NEAR(bf16 - fp8, saved, 1e-6 * saved);
+}
+
 }  // namespace
 }  // namespace occam

@@ -43,7 +43,7 @@ TEST(ChipCatalog, PeaksAndCapacities) {
   const ChipSpec h100 = *CatalogChip("h100");
   EXPECT_DOUBLE_EQ(h100.peak_bf16.value(), 989.4e12);
   EXPECT_DOUBLE_EQ(h100.peak_fp8.value(), 1978.9e12);
-  EXPECT_DOUBLE_EQ(h100.hbm.value(), 80e9);
+  EXPECT_DOUBLE_EQ(h100.hbm.value(), 81559.0 * 1024 * 1024);  // nvidia-smi: 81559 MiB
   EXPECT_FALSE(h100.is_tpu);
   const ChipSpec v5p = *CatalogChip("tpu-v5p");
   EXPECT_TRUE(v5p.is_tpu);

@@ -24,6 +24,7 @@ double Gemm(const PlanContext& c, const GemmWork& g, double rows, double div, do
 
 struct Compute {
   double proj = 0, core = 0, dense = 0, expert = 0, ew = 0;
+  double cast = 0;  // FP8 casts of GEMM inputs (forward) and output gradients (backward)
 };
 
 Compute BlockCompute(const PlanContext& c, const BlockWork& b) {
@@ -46,6 +47,11 @@ Compute BlockCompute(const PlanContext& c, const BlockWork& b) {
                     per_expert * c.lambda, prec);
   }
   x.ew = MemoryBoundTime(c.cluster->chip, t * b.elementwise_bytes / tp).value();
+  if (prec == Precision::kFp8) {
+    // FP8 GEMMs read FP8 copies of their inputs and output gradients: a
+    // memory-bound cast, half in each pass (doc/cost-model.md §2).
+    x.cast = MemoryBoundTime(c.cluster->chip, Fp8CastBytes(b, t, p.tp, p.etp, c.lambda)).value();
+  }
   return x;
 }
 
@@ -266,10 +272,10 @@ Seg BlockSeg(const PlanContext& c, const BlockWork& b, bool moe) {
   const Compute x = BlockCompute(c, b);
   Seg s;
   const double matmul = x.proj + x.dense + x.expert;
-  s.cf = matmul + x.core + x.ew;
+  s.cf = matmul + x.core + x.ew + 0.5 * x.cast;
   // Input gradient: one matmul pass + attention core backward (2x forward,
   // FlashAttention-2 §3.1.2) + element-wise backward (~2x); weight gradient: one matmul pass.
-  s.cb = matmul + 2 * x.core + 2 * x.ew;
+  s.cb = matmul + 2 * x.core + 2 * x.ew + 0.5 * x.cast;
   s.cw = matmul;
   if (p.recompute == Recompute::kFull) s.cb += s.cf;
   if (p.recompute == Recompute::kSelective) s.cb += x.core;
@@ -277,12 +283,14 @@ Seg BlockSeg(const PlanContext& c, const BlockWork& b, bool moe) {
   s.params_dense = static_cast<double>(b.params_dense) / tp;
   s.params_expert = static_cast<double>(b.params_expert) / static_cast<double>(p.ep * p.etp);
   const double seq = static_cast<double>(c.job->seq_len);
-  s.act = BlockActivationBytes(b, *c.work, c.tokens, seq, p.tp, p.sp, p.recompute, 1.0);
-  s.act_extra =
-      BlockActivationBytes(b, *c.work, c.tokens, seq, p.tp, p.sp, p.recompute, c.lambda) - s.act;
+  s.act = BlockActivationBytes(b, *c.work, c.tokens, seq, p.tp, p.sp, p.recompute, 1.0,
+                               c.job->precision);
+  s.act_extra = BlockActivationBytes(b, *c.work, c.tokens, seq, p.tp, p.sp, p.recompute, c.lambda,
+                                     c.job->precision) -
+                s.act;
   if (p.recompute == Recompute::kFull) {
-    s.act_work =
-        BlockActivationBytes(b, *c.work, c.tokens, seq, p.tp, p.sp, Recompute::kNone, c.lambda);
+    s.act_work = BlockActivationBytes(b, *c.work, c.tokens, seq, p.tp, p.sp, Recompute::kNone,
+                                      c.lambda, c.job->precision);
   }
   const bool tp_mlp = !moe || c.model->moe->num_shared_experts > 0 || p.etp > 1;
   Hide h;
