@@ -38,9 +38,9 @@ Seconds MemoryBoundTime(const ChipSpec& chip, double bytes) {
 
 double Fp8CastBytes(const BlockWork& block, double tokens, int64_t tp, int64_t etp, double lambda) {
   // FP8 GEMMs read FP8 operands (Micikevicius et al. 2022 arXiv:2209.05433
-  // §4; NVIDIA Transformer Engine FP8 primer): the cast is a separate
+  // §2; NVIDIA Transformer Engine FP8 primer): the cast is a separate
   // memory-bound pass, 2 B read + 1 B FP8 copy + 1 B transposed copy (Hopper
-  // FP8 GEMMs take only the TN layout) per element.
+  // FP8 GEMMs: cuBLASLt takes FP8 only in the TN layout) per element.
   constexpr double kCastBytes = 4.0;
   const double t = static_cast<double>(tp > 0 ? tp : 1);
   const double e = static_cast<double>(etp > 0 ? etp : 1);
