@@ -85,6 +85,31 @@ struct CollectiveCost {
 CollectiveCost EstimateCollective(const ClusterSpec& cluster, CollectiveOp op, Bytes bytes,
                                   RankGroup group, const CollectiveOptions& options = {});
 
+// Where a group sits on the tiers (doc/cost-model.md § 4): n members, m_i of
+// them inside one tier-i unit, f_i = m_i / m_{i-1} units of tier i-1 touched
+// inside one tier-i unit, `top` the highest tier with f_i > 1 (-1: a group of
+// one). Counts are whole numbers held as doubles for the cost arithmetic.
+struct CollectiveLayout {
+  int num_tiers = 0;
+  double n = 1;
+  std::array<double, kMaxCollectiveTiers> members{};  // m_i
+  std::array<double, kMaxCollectiveTiers> fanout{};   // f_i
+  int top = -1;
+};
+
+// A group with its layout computed once, for costing many calls on it.
+struct PreparedGroup {
+  RankGroup group;
+  CollectiveLayout layout;
+};
+PreparedGroup PrepareGroup(const ClusterSpec& cluster, RankGroup group);
+
+// EstimateCollective on a prepared group: the same result as passing
+// `prepared.group` with the cluster it was prepared for. Allocation-free.
+CollectiveCost EstimateCollective(const ClusterSpec& cluster, CollectiveOp op, Bytes bytes,
+                                  const PreparedGroup& prepared,
+                                  const CollectiveOptions& options = {});
+
 // nccl-tests bus-bandwidth factor: 2(n-1)/n for all-reduce, (n-1)/n for
 // all-gather / reduce-scatter / all-to-all, 1 for broadcast and send/recv.
 double BusBandwidthFactor(CollectiveOp op, int64_t n);

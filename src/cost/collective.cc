@@ -198,15 +198,20 @@ void Consider(Cost candidate, CollectiveAlgorithm algorithm, CollectiveAlgorithm
 
 }  // namespace collective_internal
 
+PreparedGroup PrepareGroup(const ClusterSpec& cluster, RankGroup group) {
+  return PreparedGroup{group, ci::MakeLayout(cluster, group)};
+}
+
 CollectiveCost EstimateCollective(const ClusterSpec& cluster, CollectiveOp op, Bytes bytes,
-                                  RankGroup group, const CollectiveOptions& options) {
+                                  const PreparedGroup& prepared, const CollectiveOptions& options) {
   CollectiveCost out;
+  const RankGroup group = prepared.group;
   if (group.size <= 1 || bytes.value() <= 0) return out;  // nothing to move
   if (cluster.tiers.empty()) {
     out.time = Seconds(ci::kInf);
     return out;
   }
-  const ci::Layout layout = ci::MakeLayout(cluster, group);
+  const ci::Layout& layout = prepared.layout;
   CollectiveAlgorithm algorithm = options.force;
   const ci::Cost cost =
       cluster.tiers[0].kind == TierKind::kTorus
@@ -220,6 +225,14 @@ CollectiveCost EstimateCollective(const ClusterSpec& cluster, CollectiveOp op, B
     out.busbw = out.algbw * BusBandwidthFactor(op, group.size);
   }
   return out;
+}
+
+CollectiveCost EstimateCollective(const ClusterSpec& cluster, CollectiveOp op, Bytes bytes,
+                                  RankGroup group, const CollectiveOptions& options) {
+  if (group.size <= 1 || bytes.value() <= 0) return {};  // nothing to move
+  if (cluster.tiers.empty())
+    return EstimateCollective(cluster, op, bytes, PreparedGroup{group, {}}, options);
+  return EstimateCollective(cluster, op, bytes, PrepareGroup(cluster, group), options);
 }
 
 std::vector<int64_t> MembersPerTier(const ClusterSpec& cluster, RankGroup group) {

@@ -18,15 +18,8 @@ namespace occam::collective_internal {
 
 inline constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// Where a group sits on the tiers. Everything is a double so the cost
-// arithmetic needs no casts; counts are whole numbers.
-struct Layout {
-  int num_tiers = 0;
-  double n = 1;
-  std::array<double, kMaxCollectiveTiers> members{};  // m_i
-  std::array<double, kMaxCollectiveTiers> fanout{};   // f_i
-  int top = -1;  // highest tier with f_i > 1 (-1: a group of one)
-};
+// Where a group sits on the tiers (occam/collective.h CollectiveLayout).
+using Layout = CollectiveLayout;
 
 Layout MakeLayout(const ClusterSpec& cluster, RankGroup group);
 

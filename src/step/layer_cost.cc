@@ -60,10 +60,10 @@ void AddTp(const PlanContext& c, double pairs, Seg& s) {
   const double bytes = c.tokens * static_cast<double>(c.work->hidden) * kAct;
   double one = 0;
   if (c.plan->sp) {
-    one = Collective(*c.cluster, CollectiveOp::kAllGather, bytes, c.groups.tp).seconds +
-          Collective(*c.cluster, CollectiveOp::kReduceScatter, bytes, c.groups.tp).seconds;
+    one = c.Comm(CollectiveOp::kAllGather, bytes, c.groups.tp).seconds +
+          c.Comm(CollectiveOp::kReduceScatter, bytes, c.groups.tp).seconds;
   } else {
-    one = Collective(*c.cluster, CollectiveOp::kAllReduce, bytes, c.groups.tp).seconds;
+    one = c.Comm(CollectiveOp::kAllReduce, bytes, c.groups.tp).seconds;
   }
   // Forward and backward each run `pairs` AG+RS (Korthikanti §4.2.2); not overlapped.
   const double rec = c.plan->recompute == Recompute::kFull ? 1.0 : 0.0;
@@ -93,14 +93,13 @@ void AddBlockTp(const PlanContext& c, double pairs, Seg& s, Hide& h) {
   const double bytes = c.tokens * static_cast<double>(c.work->hidden) * kAct;
   double fwd = 0, bwd_exposed = 0, bwd_hidden = 0;
   if (c.plan->sp) {
-    const double ag = Collective(*c.cluster, CollectiveOp::kAllGather, bytes, c.groups.tp).seconds;
-    const double rs =
-        Collective(*c.cluster, CollectiveOp::kReduceScatter, bytes, c.groups.tp).seconds;
+    const double ag = c.Comm(CollectiveOp::kAllGather, bytes, c.groups.tp).seconds;
+    const double rs = c.Comm(CollectiveOp::kReduceScatter, bytes, c.groups.tp).seconds;
     fwd = ag + rs;
     bwd_exposed = ag;
     bwd_hidden = rs + ag;
   } else {
-    fwd = Collective(*c.cluster, CollectiveOp::kAllReduce, bytes, c.groups.tp).seconds;
+    fwd = c.Comm(CollectiveOp::kAllReduce, bytes, c.groups.tp).seconds;
     bwd_hidden = fwd;
   }
   const double rec = c.plan->recompute == Recompute::kFull ? fwd : 0.0;
@@ -123,7 +122,7 @@ void AddCp(const PlanContext& c, Seg& s, Hide& h) {
   // (Liu et al. 2023 arXiv:2310.01889 §3). Backward moves K/V and dK/dV.
   const double bytes = static_cast<double>(c.plan->mbs * c.job->seq_len) * width * kAct /
                        static_cast<double>(c.plan->tp);
-  const double t = Collective(*c.cluster, CollectiveOp::kAllGather, bytes, c.groups.cp).seconds;
+  const double t = c.Comm(CollectiveOp::kAllGather, bytes, c.groups.cp).seconds;
   const double rec = c.plan->recompute == Recompute::kFull ? 1.0 : 0.0;
   s.total[kAxCp] += t * (3.0 + rec);
   h.f[kAxCp] += t;
@@ -142,10 +141,8 @@ void AddEp(const PlanContext& c, const BlockWork& b, Seg& s, Hide& h) {
   const double copies =
       c.tokens / static_cast<double>(c.plan->tp) * b.top_k * static_cast<double>(c.work->hidden);
   const double disp_b = c.job->precision == Precision::kFp8 ? 1.0 : kAct;
-  const double disp =
-      Collective(*c.cluster, CollectiveOp::kAllToAll, copies * disp_b, c.groups.ep, o).seconds;
-  const double comb =
-      Collective(*c.cluster, CollectiveOp::kAllToAll, copies * kAct, c.groups.ep, o).seconds;
+  const double disp = c.Comm(CollectiveOp::kAllToAll, copies * disp_b, c.groups.ep, o).seconds;
+  const double comb = c.Comm(CollectiveOp::kAllToAll, copies * kAct, c.groups.ep, o).seconds;
   const double f = disp + comb, bw = 2 * comb;  // backward: two BF16 all-to-alls
   const double rec = c.plan->recompute == Recompute::kFull ? f : 0.0;
   s.total[kAxEp] += f + bw + rec;
@@ -167,10 +164,10 @@ void AddEp(const PlanContext& c, const BlockWork& b, Seg& s, Hide& h) {
 void AddFsdp(const PlanContext& c, Seg& s, Hide& h) {
   if (c.plan->zero < 3) return;
   auto gather = [&](double params, RankGroup g) {
-    return Collective(*c.cluster, CollectiveOp::kAllGather, params * 2.0, g).seconds;
+    return c.Comm(CollectiveOp::kAllGather, params * 2.0, g).seconds;
   };
   auto scatter = [&](double params, RankGroup g) {
-    return Collective(*c.cluster, CollectiveOp::kReduceScatter, params * 4.0, g).seconds;
+    return c.Comm(CollectiveOp::kReduceScatter, params * 4.0, g).seconds;
   };
   const double ag = gather(s.params_dense, c.fsdp_dense) + gather(s.params_expert, c.fsdp_expert);
   const double rs = scatter(s.params_dense, c.fsdp_dense) + scatter(s.params_expert, c.fsdp_expert);
@@ -265,6 +262,30 @@ double Seg::ExposedB() const {
   double e = 0;
   for (double x : exp_b) e += x;
   return e;
+}
+
+CommCost CommMemo::Get(const ClusterSpec& cluster, CollectiveOp op, double bytes, RankGroup group,
+                       const CollectiveOptions& options) {
+  for (size_t i = 0; i < size_; ++i) {
+    const Entry& e = entries_[i];
+    if (e.op == op && e.bytes == bytes && e.group.size == group.size &&
+        e.group.stride == group.stride && e.options.imbalance == options.imbalance &&
+        e.options.max_units_per_token == options.max_units_per_token &&
+        e.options.top_k == options.top_k && e.options.force == options.force) {
+      return e.cost;
+    }
+  }
+  const CommCost cost = Once(cluster, op, bytes, group, options);
+  if (size_ < entries_.size()) entries_[size_++] = Entry{op, bytes, group, options, cost};
+  return cost;
+}
+
+CommCost CommMemo::Once(const ClusterSpec& cluster, CollectiveOp op, double bytes, RankGroup group,
+                        const CollectiveOptions& options) const {
+  if (groups_ == nullptr || costs_ == nullptr) {
+    return Collective(cluster, op, bytes, group, options);
+  }
+  return costs_->Get(cluster, *groups_, op, bytes, group, options);
 }
 
 Seg BlockSeg(const PlanContext& c, const BlockWork& b, bool moe) {

@@ -12,6 +12,7 @@
 #include "occam/collective.h"
 #include "occam/cost.h"
 #include "occam/spec.h"
+#include "step/comm.h"
 
 namespace occam::step_internal {
 
@@ -30,6 +31,41 @@ struct Seg {
   void Add(const Seg& o, double times);
   double ExposedF() const;
   double ExposedB() const;
+};
+
+// Collective costs already computed for one layout: its blocks, probes and
+// tails issue the same (op, bytes, group, options) several times (the tp
+// all-gather of every block, the dispatch and combine all-to-alls under
+// BF16). A miss costs the call through Collective() and keeps the result;
+// once full, further misses are costed but not kept. Each group's layout on
+// the tiers is prepared once (PrepareGroup). One evaluation, one thread: not
+// shared.
+class CommMemo {
+ public:
+  // Misses go to `costs` (with `groups`) when set (StepModel::Impl), else
+  // straight to Collective().
+  void set_caches(const GroupCache* groups, const CollectiveCache* costs) {
+    groups_ = groups;
+    costs_ = costs;
+  }
+  CommCost Get(const ClusterSpec& cluster, CollectiveOp op, double bytes, RankGroup group,
+               const CollectiveOptions& options);
+  // Not looked up or kept here: for calls the layout does not repeat.
+  CommCost Once(const ClusterSpec& cluster, CollectiveOp op, double bytes, RankGroup group,
+                const CollectiveOptions& options) const;
+
+ private:
+  struct Entry {
+    CollectiveOp op = CollectiveOp::kAllReduce;
+    double bytes = 0;
+    RankGroup group;
+    CollectiveOptions options;
+    CommCost cost;
+  };
+  std::array<Entry, 12> entries_{};
+  size_t size_ = 0;
+  const GroupCache* groups_ = nullptr;
+  const CollectiveCache* costs_ = nullptr;
 };
 
 // Everything about a plan that all blocks share.
@@ -52,6 +88,19 @@ struct PlanContext {
   bool a2a = false;
   double a2a_unpaired = 1;
   std::array<int, kNumAx> tier{-1, -1, -1, -1};
+  mutable CommMemo memo;
+  // Collective(*cluster, ...) through `memo`: same result, each distinct call costed once.
+  CommCost Comm(CollectiveOp op, double bytes, RankGroup group,
+                const CollectiveOptions& options = {}) const {
+    if (group.size <= 1 || bytes <= 0) return {};
+    return memo.Get(*cluster, op, bytes, group, options);
+  }
+  // The same, for a call that no other part of the layout repeats.
+  CommCost CommOnce(CollectiveOp op, double bytes, RankGroup group,
+                    const CollectiveOptions& options = {}) const {
+    if (group.size <= 1 || bytes <= 0) return {};
+    return memo.Once(*cluster, op, bytes, group, options);
+  }
 };
 
 // Fraction of forward (and of backward) passes that combined 1F1B leaves

@@ -50,17 +50,35 @@ double StepModel::Impl::Lambda(const PlanSpec& plan) const {
   q.groups = model.moe->num_groups;
   q.topk_groups = model.moe->topk_groups;
   q.seq_len = job.seq_len;
-  const std::lock_guard<std::mutex> lock(lambda_mu);
-  const size_t n = std::min(lambda_memo_size, lambda_memo.size());
-  for (size_t i = 0; i < n; ++i) {
-    const LambdaMemo& e = lambda_memo[i];
-    if (e.ep == q.ep && e.tokens_per_rank == q.tokens_per_rank) return e.lambda;
+  // Key: ep in the high 24 bits, tokens per rank in the low 40 (never 0:
+  // ep > 1); keys that do not fit skip the memo.
+  constexpr int kShift = 40;
+  const bool packable = q.ep < (int64_t{1} << 23) && q.tokens_per_rank < (int64_t{1} << kShift);
+  const uint64_t key =
+      (static_cast<uint64_t>(q.ep) << kShift) | static_cast<uint64_t>(q.tokens_per_rank);
+  constexpr size_t kProbes = 8;
+  const size_t home = static_cast<size_t>((key * 0x9E3779B97F4A7C15ULL) >> 54) % kLambdaSlots;
+  for (size_t i = 0; packable && i < kProbes; ++i) {
+    const size_t slot = (home + i) % kLambdaSlots;
+    const uint64_t k = lambda_keys[slot].load(std::memory_order_acquire);
+    if (k == key) return lambda_values[slot].load(std::memory_order_relaxed);
+    if (k == 0) break;
   }
+  const std::lock_guard<std::mutex> lock(lambda_mu);
   const Result<double> r = lambda_cache.Get(q);
   // The query is valid for every plan that passed ValidatePlan; a failed
   // simulation falls back to balanced routing (stated in the assumptions).
   const double lambda = r.ok() ? *r : 1.0;
-  lambda_memo[lambda_memo_size++ % lambda_memo.size()] = {q.ep, q.tokens_per_rank, lambda};
+  for (size_t i = 0; packable && i < kProbes; ++i) {
+    const size_t slot = (home + i) % kLambdaSlots;
+    const uint64_t k = lambda_keys[slot].load(std::memory_order_relaxed);
+    if (k == key) break;  // another thread kept it meanwhile
+    if (k == 0) {
+      lambda_values[slot].store(lambda, std::memory_order_relaxed);
+      lambda_keys[slot].store(key, std::memory_order_release);
+      break;
+    }
+  }
   return lambda;
 }
 
@@ -79,8 +97,8 @@ QuickEstimate StepModel::EvaluateClosedForm(const PlanSpec& plan) const {
 
 namespace occam::step_internal {
 
-PlanContext MakeContext(const StepModel::Impl& impl, const PlanSpec& plan) {
-  PlanContext c;
+void InitContext(const StepModel::Impl& impl, const PlanSpec& plan, PlanContext& c) {
+  c.memo.set_caches(&impl.group_cache, &impl.collective_cache);
   c.model = &impl.model;
   c.cluster = &impl.cluster;
   c.job = &impl.job;
@@ -98,10 +116,15 @@ PlanContext MakeContext(const StepModel::Impl& impl, const PlanSpec& plan) {
       A2aUnpairedFraction(plan, static_cast<double>(impl.job.global_batch_seqs) /
                                     static_cast<double>(std::max<int64_t>(plan.dp * plan.mbs, 1)));
   const double probe = c.tokens * static_cast<double>(impl.work.hidden) * kAct;
-  c.tier[kAxTp] = Collective(impl.cluster, CollectiveOp::kAllGather, probe, c.groups.tp).tier;
-  c.tier[kAxCp] = Collective(impl.cluster, CollectiveOp::kAllGather, probe, c.groups.cp).tier;
-  c.tier[kAxEp] = Collective(impl.cluster, CollectiveOp::kAllToAll, probe, c.groups.ep).tier;
-  c.tier[kAxFsdp] = Collective(impl.cluster, CollectiveOp::kAllGather, probe, c.fsdp_dense).tier;
+  c.tier[kAxTp] = c.Comm(CollectiveOp::kAllGather, probe, c.groups.tp).tier;
+  c.tier[kAxCp] = c.CommOnce(CollectiveOp::kAllGather, probe, c.groups.cp).tier;
+  c.tier[kAxEp] = c.CommOnce(CollectiveOp::kAllToAll, probe, c.groups.ep).tier;
+  c.tier[kAxFsdp] = c.CommOnce(CollectiveOp::kAllGather, probe, c.fsdp_dense).tier;
+}
+
+PlanContext MakeContext(const StepModel::Impl& impl, const PlanSpec& plan) {
+  PlanContext c;
+  InitContext(impl, plan, c);
   return c;
 }
 
@@ -124,18 +147,26 @@ PlanSegs BuildSegs(const StepModel::Impl& impl, const PlanContext& ctx) {
   return s;
 }
 
-Seg ChunkSeg(const PlanSegs& segs, const ModelWork& work, int64_t c) {
-  Seg s;
+ChunkKey KeyOfChunk(const PlanSegs& segs, const ModelWork& work, int64_t c) {
   const int64_t begin = segs.split.Begin(c), n = segs.split.Count(c);
   const int64_t n_moe = work.MoeLayers(begin, begin + n);
-  s.Add(segs.dense, static_cast<double>(n - n_moe));
-  if (n_moe > 0) s.Add(segs.moe, static_cast<double>(n_moe));
-  if (c == 0) s.Add(segs.embed, 1);
-  if (c == segs.chunks - 1) {
+  return ChunkKey{n - n_moe, n_moe, c == 0, c == segs.chunks - 1};
+}
+
+Seg ChunkSegOf(const PlanSegs& segs, const ChunkKey& k) {
+  Seg s;
+  s.Add(segs.dense, static_cast<double>(k.dense));
+  if (k.moe > 0) s.Add(segs.moe, static_cast<double>(k.moe));
+  if (k.first) s.Add(segs.embed, 1);
+  if (k.last) {
     s.Add(segs.head, 1);
     s.Add(segs.mtp, 1);
   }
   return s;
+}
+
+Seg ChunkSeg(const PlanSegs& segs, const ModelWork& work, int64_t c) {
+  return ChunkSegOf(segs, KeyOfChunk(segs, work, c));
 }
 
 namespace {
@@ -146,23 +177,44 @@ struct DeviceResult {
   bool has_head = false;
 };
 
+// What Device() depends on besides the plan: the keys of the device's
+// chunks in order. Devices with equal keys (the interior stages of an even
+// split) have equal results.
+struct DeviceKey {
+  static constexpr int64_t kMaxChunks = 4;
+  std::array<ChunkKey, kMaxChunks> chunk{};
+  bool operator==(const DeviceKey&) const = default;
+};
+
+// False when the device has more chunks than a key holds.
+// `per`: ChunksPerDevice(plan).
+bool KeyOfDevice(const PlanSegs& segs, const StepModel::Impl& impl, const PlanSpec& plan, int64_t d,
+                 int64_t per, DeviceKey& key) {
+  if (per > DeviceKey::kMaxChunks) return false;
+  for (int64_t k = 0; k < per; ++k) {
+    key.chunk[static_cast<size_t>(k)] = KeyOfChunk(segs, impl.work, ChunkOf(plan, d, k));
+  }
+  return true;
+}
+
 DeviceResult Device(const PlanSegs& segs, const StepModel::Impl& impl, const PlanSpec& plan,
                     int64_t d) {
   DeviceResult r;
   const int64_t per = ChunksPerDevice(plan);
   // DualPipe: each micro-batch crosses one of the device's two stage copies.
   const double w = plan.schedule == Schedule::kDualPipe && per == 2 ? 0.5 : 1.0;
+  bool first_two_have_embedding = false;
   for (int64_t k = 0; k < per; ++k) {
-    const int64_t c = ChunkOf(plan, d, k);
-    const Seg chunk = ChunkSeg(segs, impl.work, c);
+    const ChunkKey key = KeyOfChunk(segs, impl.work, ChunkOf(plan, d, k));
+    const Seg chunk = ChunkSegOf(segs, key);
     r.seg.Add(chunk, w);
     r.params_dense += chunk.params_dense;
     r.params_expert += chunk.params_expert;
-    if (c == segs.chunks - 1) r.has_head = true;
+    if (key.last) r.has_head = true;
+    if (k < 2 && key.first) first_two_have_embedding = true;
   }
   // Tied embeddings: the head's device keeps its own copy (Megatron-Core).
-  if (impl.work.tied_embeddings && r.has_head && ChunkOf(plan, d, 0) != 0 &&
-      (per < 2 || ChunkOf(plan, d, 1) != 0)) {
+  if (impl.work.tied_embeddings && r.has_head && !first_two_have_embedding) {
     r.params_dense +=
         static_cast<double>(impl.work.params_embedding) / static_cast<double>(plan.tp);
   }
@@ -183,7 +235,6 @@ struct TailMemo {
 void DataParallelTail(const PlanContext& c, const DeviceResult& dev, const DeviceTimes& t,
                       TailMemo& memo, CoreResult& out) {
   const PlanSpec& p = *c.plan;
-  const ClusterSpec& cl = *c.cluster;
   const double dp = static_cast<double>(c.dense_dp.size);
   const double params = dev.params_dense + dev.params_expert;
   const double last = params > 0 ? std::min(1.0, BucketParams(dp) / params) : 0;
@@ -193,7 +244,7 @@ void DataParallelTail(const PlanContext& c, const DeviceResult& dev, const Devic
   size_t slot = 0;
   auto put = [&](TailItem& item, CollectiveOp op, double bytes, RankGroup g, double window) {
     if (!memo.known[slot]) {
-      memo.cost[slot] = Collective(cl, op, bytes, g);
+      memo.cost[slot] = c.CommOnce(op, bytes, g);
       memo.known[slot] = true;
     }
     const CommCost cc = memo.cost[slot++];
@@ -272,7 +323,7 @@ CommCost P2pOne(const StepModel::Impl& impl, const PlanContext& c) {
   const PlanSpec& plan = *c.plan;
   const double bytes = c.tokens * static_cast<double>(impl.work.hidden) * kAct /
                        (plan.sp ? static_cast<double>(plan.tp) : 1.0);
-  return Collective(impl.cluster, CollectiveOp::kSendRecv, bytes, c.groups.pp);
+  return c.CommOnce(CollectiveOp::kSendRecv, bytes, c.groups.pp);
 }
 
 namespace {
@@ -297,11 +348,78 @@ Held HeldOf(const PlanSpec& plan, const DeviceResult& dev, int64_t d, double m, 
   return Held{peak * share, peak * (1.0 - share)};
 }
 
+// Devices already costed, by key (DeviceKey). A repeat adds its times to
+// the sums; its tail, optimizer time and critical period are the first
+// copy's (the maxima ignore an equal value). Its memory differs only by the
+// activations it holds: it is costed unless `held` of an already costed copy
+// is at least as large in both kinds (memory is monotone in them).
+struct Seen {
+  DeviceKey key;
+  DeviceResult dev;
+  DeviceTimes t;
+  Held held;
+};
+
+void AllDevices(const StepModel::Impl& impl, const PlanSpec& plan, const PlanSegs& segs,
+                const PipelineTiming& sim, CoreResult& out, DeviceTimes& sum, DeviceTimes& crit,
+                double& crit_total, double& opt) {
+  const PlanContext& c = out.ctx;
+  TailMemo memo;
+  std::array<Seen, 8> seen;
+  size_t n_seen = 0;
+  double worst_mem = -1;
+  const int64_t per = ChunksPerDevice(plan);
+  DeviceKey key;  // chunks past `per` stay default
+  DeviceResult fresh;
+  for (int64_t d = 0; d < plan.pp; ++d) {
+    const bool keyed = KeyOfDevice(segs, impl, plan, d, per, key);
+    Seen* repeat = nullptr;
+    for (size_t i = 0; keyed && i < n_seen && repeat == nullptr; ++i) {
+      if (seen[i].key == key) repeat = &seen[i];
+    }
+    if (repeat == nullptr) fresh = Device(segs, impl, plan, d);
+    const DeviceResult& dev = repeat ? repeat->dev : fresh;
+    const DeviceTimes t = repeat ? repeat->t : TimesOf(dev.seg);
+    sum.f += t.f;
+    sum.b += t.b;
+    sum.w += t.w;
+    const Held held = HeldOf(plan, dev, d, out.m, out.all_forward_first, sim);
+    if (repeat == nullptr) {
+      if (t.total() > crit_total) {
+        crit_total = t.total();
+        crit = t;
+        out.crit = dev.seg;
+      }
+      DataParallelTail(c, dev, t, memo, out);
+      const double owned =
+          plan.zero >= 1 ? dev.params_dense / static_cast<double>(c.fsdp_dense.size) +
+                               dev.params_expert /
+                                   static_cast<double>(std::max<int64_t>(c.fsdp_expert.size, 1))
+                         : dev.params_dense + dev.params_expert;
+      opt = std::max(opt,
+                     MemoryBoundTime(impl.cluster.chip, kOptimizerBytesPerParam * owned).value());
+      if (keyed && n_seen < seen.size()) {
+        seen[n_seen] = Seen{key, dev, t, held};
+        repeat = &seen[n_seen++];
+      }
+    } else if (held.act <= repeat->held.act && held.extra <= repeat->held.extra) {
+      continue;  // no more memory than a costed copy
+    } else if (held.act >= repeat->held.act && held.extra >= repeat->held.extra) {
+      repeat->held = held;
+    }
+    const MemoryBreakdown mem = DeviceMemory(c, segs, dev, held, out.m, out.all_forward_first);
+    if (mem.total().value() > worst_mem) {
+      worst_mem = mem.total().value();
+      out.memory = mem;
+    }
+  }
+}
+
 }  // namespace
 
 CoreResult RunCore(const StepModel::Impl& impl, const PlanSpec& plan, PipelineTimingModel model) {
   CoreResult out;
-  out.ctx = MakeContext(impl, plan);
+  InitContext(impl, plan, out.ctx);
   const PlanContext& c = out.ctx;
   const PlanSegs segs = BuildSegs(impl, c);
   out.m = static_cast<double>(impl.job.global_batch_seqs) / static_cast<double>(plan.dp * plan.mbs);
@@ -323,34 +441,8 @@ CoreResult RunCore(const StepModel::Impl& impl, const PlanSpec& plan, PipelineTi
   }
   out.simulated = sim.ok;
   DeviceTimes sum, crit;
-  TailMemo memo;
-  double crit_total = -1, worst_mem = -1, opt = 0;
-  for (int64_t d = 0; d < plan.pp; ++d) {
-    const DeviceResult dev = Device(segs, impl, plan, d);
-    const DeviceTimes t = TimesOf(dev.seg);
-    sum.f += t.f;
-    sum.b += t.b;
-    sum.w += t.w;
-    if (t.total() > crit_total) {
-      crit_total = t.total();
-      crit = t;
-      out.crit = dev.seg;
-    }
-    DataParallelTail(c, dev, t, memo, out);
-    const double owned =
-        plan.zero >= 1
-            ? dev.params_dense / static_cast<double>(c.fsdp_dense.size) +
-                  dev.params_expert / static_cast<double>(std::max<int64_t>(c.fsdp_expert.size, 1))
-            : dev.params_dense + dev.params_expert;
-    opt =
-        std::max(opt, MemoryBoundTime(impl.cluster.chip, kOptimizerBytesPerParam * owned).value());
-    const Held held = HeldOf(plan, dev, d, out.m, out.all_forward_first, sim);
-    const MemoryBreakdown mem = DeviceMemory(c, segs, dev, held, out.m, out.all_forward_first);
-    if (mem.total().value() > worst_mem) {
-      worst_mem = mem.total().value();
-      out.memory = mem;
-    }
-  }
+  double crit_total = -1, opt = 0;
+  AllDevices(impl, plan, segs, sim, out, sum, crit, crit_total, opt);
   out.optimizer = TailItem{opt, opt, -1};
   out.crit_period = crit_total;
   if (plan.pp > 1) {

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <array>
+#include <atomic>
+#include <cstdint>
 #include <mutex>
 
 #include "occam/cost.h"
@@ -28,14 +30,19 @@ struct StepModel::Impl {
   mutable std::mutex lambda_mu;
   mutable MoeImbalanceCache lambda_cache;
   // Memo of final values: a cache hit above still rebuilds the load
-  // statistics (~15 us); the planner asks for few distinct keys.
-  struct LambdaMemo {
-    int64_t ep = 0, tokens_per_rank = 0;
-    double lambda = 1;
-  };
-  mutable std::array<LambdaMemo, 64> lambda_memo{};
-  mutable size_t lambda_memo_size = 0;
+  // statistics (~15 us). Open addressing on (ep, tokens per rank), sized for
+  // a search (DeepSeek-V3 on 2048 H800 asks ~160 keys). Written once per
+  // slot under lambda_mu (value, then key with release); read without the
+  // lock (key with acquire). A key that finds no free slot within a few
+  // probes is not kept.
+  static constexpr size_t kLambdaSlots = 1024;
+  mutable std::array<std::atomic<uint64_t>, kLambdaSlots> lambda_keys{};
+  mutable std::array<std::atomic<double>, kLambdaSlots> lambda_values{};
   double Lambda(const PlanSpec& plan) const;
+  // Layouts of the rank groups on the cluster (step/comm.h).
+  step_internal::GroupCache group_cache;
+  // Costs of the collectives already met (step/comm.h).
+  step_internal::CollectiveCache collective_cache;
   // Simulated pipelines by shape (step/pipeline_timing.h); thread-safe.
   mutable PipelineCache pipeline_cache;
 };
@@ -76,9 +83,20 @@ struct PlanSegs {
 };
 
 PlanContext MakeContext(const StepModel::Impl& impl, const PlanSpec& plan);
+// MakeContext into an existing (default-constructed) context.
+void InitContext(const StepModel::Impl& impl, const PlanSpec& plan, PlanContext& c);
 PlanSegs BuildSegs(const StepModel::Impl& impl, const PlanContext& ctx);
 // Costs of model chunk c (its layers, plus embedding / head / MTP at the ends).
 Seg ChunkSeg(const PlanSegs& segs, const ModelWork& work, int64_t c);
+// What ChunkSeg depends on: chunk c's dense and MoE layer counts and whether
+// it holds the embedding (first) or the head and MTP (last).
+struct ChunkKey {
+  int64_t dense = 0, moe = 0;
+  bool first = false, last = false;
+  bool operator==(const ChunkKey&) const = default;
+};
+ChunkKey KeyOfChunk(const PlanSegs& segs, const ModelWork& work, int64_t c);
+Seg ChunkSegOf(const PlanSegs& segs, const ChunkKey& key);
 
 // Send/recv of one activation (or its gradient) between neighbouring
 // chunks: b*s*h*2/(cp*tp) bytes (SP) over the pp group.
