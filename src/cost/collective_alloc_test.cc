@@ -47,5 +47,40 @@ TEST(CollectiveAllocation, EstimateCollectiveAllocatesNothing) {
   EXPECT_GT(sink, 0);
 }
 
+// A prepared group gives the same cost as the group itself (the planner
+// prepares each group once), without allocating.
+TEST(CollectiveAllocation, PreparedGroupMatchesGroupAndAllocatesNothing) {
+  const ClusterSpec hgx = testing::HgxCluster(4096, 450, 50, 0.82, 7.0, 1024);
+  const ClusterSpec mesh = testing::Mi300xCluster(64);
+  const ClusterSpec torus = testing::TorusCluster({16, 16, 16}, {true, true, true}, 100, 2);
+  CollectiveOptions expert;
+  expert.top_k = 8;
+  expert.max_units_per_token = 4;
+  expert.imbalance = 1.2;
+  int compared = 0;
+  for (const ClusterSpec* c : {&hgx, &mesh, &torus}) {
+    for (RankGroup g :
+         {RankGroup{1, 1}, RankGroup{8, 1}, RankGroup{2, 8}, RankGroup{64, 1}, RankGroup{32, 2}}) {
+      const PreparedGroup prepared = PrepareGroup(*c, g);
+      for (CollectiveOp op :
+           {CollectiveOp::kAllReduce, CollectiveOp::kReduceScatter, CollectiveOp::kAllGather,
+            CollectiveOp::kAllToAll, CollectiveOp::kBroadcast, CollectiveOp::kSendRecv}) {
+        for (double bytes : {0.0, 4096.0, 1e8}) {
+          const long before = g_allocations.load();
+          const CollectiveCost a = EstimateCollective(*c, op, Bytes(bytes), prepared, expert);
+          EXPECT_EQ(g_allocations.load(), before);
+          const CollectiveCost b = EstimateCollective(*c, op, Bytes(bytes), g, expert);
+          EXPECT_EQ(a.time.value(), b.time.value());
+          EXPECT_EQ(a.algorithm, b.algorithm);
+          EXPECT_EQ(a.limiting_tier, b.limiting_tier);
+          EXPECT_EQ(a.busbw.value(), b.busbw.value());
+          ++compared;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(compared, 3 * 5 * 6 * 3);
+}
+
 }  // namespace
 }  // namespace occam

@@ -1,0 +1,159 @@
+// The step's collective caches return exactly what a direct call returns,
+// whatever the order of the calls and from two threads at once; the
+// StepModel's results do not depend on what it evaluated before.
+#include "step/comm.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "occam/spec.h"
+#include "occam/step.h"
+
+namespace occam::step_internal {
+namespace {
+
+// An HGX-like cluster: 8-chip NVLink switch nodes over a fat tree.
+ClusterSpec TwoTier(int64_t chips) {
+  ClusterSpec c;
+  c.name = "two-tier";
+  c.num_chips = chips;
+  TierSpec node;
+  node.name = "node";
+  node.kind = TierKind::kSwitch;
+  node.size = 8;
+  node.bandwidth = GBps(450);
+  node.latency = Microseconds(3);
+  node.efficiency = 0.8;
+  node.half_bandwidth_bytes = Bytes(1 << 20);
+  TierSpec net = node;
+  net.name = "net";
+  net.kind = TierKind::kFatTree;
+  net.size = chips;
+  net.bandwidth = GBps(50);
+  net.latency = Microseconds(10);
+  c.tiers = {node, net};
+  return c;
+}
+
+struct Call {
+  CollectiveOp op;
+  double bytes;
+  RankGroup group;
+  CollectiveOptions options;
+};
+
+std::vector<Call> Calls() {
+  CollectiveOptions expert;
+  expert.top_k = 8;
+  expert.max_units_per_token = 4;
+  expert.imbalance = 1.3;
+  std::vector<Call> calls;
+  for (CollectiveOp op : {CollectiveOp::kAllReduce, CollectiveOp::kReduceScatter,
+                          CollectiveOp::kAllGather, CollectiveOp::kAllToAll}) {
+    for (RankGroup g : {RankGroup{8, 1}, RankGroup{2, 8}, RankGroup{64, 2}, RankGroup{16, 4}}) {
+      for (double bytes : {1e3, 3e6, 3e6 + 1, 7e8}) {
+        calls.push_back({op, bytes, g, {}});
+        if (op == CollectiveOp::kAllToAll) calls.push_back({op, bytes, g, expert});
+      }
+    }
+  }
+  return calls;
+}
+
+void ExpectSame(const CommCost& a, const CommCost& b) {
+  EXPECT_EQ(a.seconds, b.seconds);
+  EXPECT_EQ(a.tier, b.tier);
+}
+
+TEST(CollectiveCache, HitsAndMissesEqualDirectCalls) {
+  const ClusterSpec cluster = TwoTier(1024);
+  auto groups = std::make_unique<GroupCache>();
+  auto costs = std::make_unique<CollectiveCache>();
+  const std::vector<Call> calls = Calls();
+  for (int pass = 0; pass < 2; ++pass) {  // misses, then hits
+    for (const Call& c : calls) {
+      const CommCost want = Collective(cluster, c.op, c.bytes, c.group, c.options);
+      ExpectSame(costs->Get(cluster, *groups, c.op, c.bytes, c.group, c.options), want);
+      PreparedGroup scratch;
+      ExpectSame(
+          Collective(cluster, c.op, c.bytes, groups->Get(cluster, c.group, scratch), c.options),
+          want);
+    }
+  }
+  // The uniform and the expert all-to-all of one size are different keys.
+  const Call& last = calls.back();
+  ASSERT_EQ(last.op, CollectiveOp::kAllToAll);
+  EXPECT_NE(costs->Get(cluster, *groups, last.op, last.bytes, last.group, {}).seconds,
+            costs->Get(cluster, *groups, last.op, last.bytes, last.group, last.options).seconds);
+}
+
+TEST(CollectiveCache, TwoThreadsSeeDirectResults) {
+  const ClusterSpec cluster = TwoTier(1024);
+  auto groups = std::make_unique<GroupCache>();
+  auto costs = std::make_unique<CollectiveCache>();
+  const std::vector<Call> calls = Calls();
+  std::vector<CommCost> want;
+  for (const Call& c : calls)
+    want.push_back(Collective(cluster, c.op, c.bytes, c.group, c.options));
+  auto run = [&](bool reverse, std::vector<CommCost>* got) {
+    for (int pass = 0; pass < 20; ++pass) {
+      for (size_t k = 0; k < calls.size(); ++k) {
+        const size_t i = reverse ? calls.size() - 1 - k : k;
+        const Call& c = calls[i];
+        (*got)[i] = costs->Get(cluster, *groups, c.op, c.bytes, c.group, c.options);
+      }
+    }
+  };
+  std::vector<CommCost> a(calls.size()), b(calls.size());
+  std::thread t1(run, false, &a), t2(run, true, &b);
+  t1.join();
+  t2.join();
+  for (size_t i = 0; i < calls.size(); ++i) {
+    ExpectSame(a[i], want[i]);
+    ExpectSame(b[i], want[i]);
+  }
+}
+
+// One StepModel evaluating layouts forwards, one backwards, one fresh model
+// per layout: the per-model caches must not change any number.
+TEST(CollectiveCache, StepResultsIndependentOfEvaluationOrder) {
+  JobSpec job;
+  job.seq_len = 4096;
+  job.global_batch_seqs = 4096;
+  job.moe_imbalance = 1.1;
+  const ModelSpec model = CatalogModel("deepseek-v3").value();
+  const ClusterSpec cluster = CatalogCluster("h800", 2048).value();
+  std::vector<PlanSpec> plans;
+  for (const char* text :
+       {"tp=1,pp=16,ep=64,dp=128,zero=1,mbs=1,schedule=1f1b",
+        "tp=1,pp=8,vpp=2,dp=256,ep=32,zero=1,mbs=1,schedule=dualpipev",
+        "tp=8,ep=64,dp=256,zero=3,mbs=1,recompute=full",
+        "tp=4,cp=2,pp=8,vpp=4,ep=16,dp=32,zero=2,mbs=1,schedule=interleaved,a2a_overlap=true",
+        "tp=2,pp=16,ep=32,dp=64,zero=1,mbs=2,schedule=dualpipe",
+        "tp=1,pp=16,ep=64,dp=128,zero=1,mbs=2,schedule=1f1b"}) {
+    plans.push_back(ParsePlan(text).value());
+  }
+  StepModel forward = StepModel::Create(model, cluster, job).value();
+  StepModel backward = StepModel::Create(model, cluster, job).value();
+  std::vector<QuickEstimate> f(plans.size()), b(plans.size());
+  for (size_t i = 0; i < plans.size(); ++i) f[i] = forward.EvaluateClosedForm(plans[i]);
+  for (size_t k = plans.size(); k-- > 0;) b[k] = backward.EvaluateClosedForm(plans[k]);
+  for (size_t i = 0; i < plans.size(); ++i) {
+    const QuickEstimate fresh =
+        StepModel::Create(model, cluster, job).value().EvaluateClosedForm(plans[i]);
+    for (const QuickEstimate* q : {&f[i], &b[i]}) {
+      EXPECT_EQ(q->step_time.value(), fresh.step_time.value()) << i;
+      EXPECT_EQ(q->mfu, fresh.mfu) << i;
+      EXPECT_EQ(q->memory_total.value(), fresh.memory_total.value()) << i;
+      EXPECT_EQ(q->fits, fresh.fits) << i;
+    }
+    EXPECT_GT(fresh.step_time.value(), 0) << i;
+  }
+}
+
+}  // namespace
+}  // namespace occam::step_internal
