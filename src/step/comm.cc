@@ -42,17 +42,13 @@ const PreparedGroup& GroupCache::Get(const ClusterSpec& cluster, RankGroup group
   return scratch;
 }
 
-bool CollectiveCache::Key::operator==(const Key& o) const {
-  return op == o.op && bytes == o.bytes && group.size == o.group.size &&
-         group.stride == o.group.stride && options.imbalance == o.options.imbalance &&
-         options.max_units_per_token == o.options.max_units_per_token &&
-         options.top_k == o.options.top_k && options.force == o.options.force;
-}
-
 CommCost CollectiveCache::Get(const ClusterSpec& cluster, const GroupCache& groups, CollectiveOp op,
                               double bytes, RankGroup group,
                               const CollectiveOptions& options) const {
-  const Key key{op, bytes, group, options};
+  constexpr int64_t kMax = int64_t{1} << 31;
+  const bool keyable = group.size < kMax && group.stride < kMax && options.top_k >= 0 &&
+                       options.top_k < kMax && options.max_units_per_token >= 0 &&
+                       options.max_units_per_token < kMax;
   uint64_t bits = 0;
   std::memcpy(&bits, &bytes, sizeof bits);
   const uint64_t h =
@@ -61,7 +57,7 @@ CommCost CollectiveCache::Get(const ClusterSpec& cluster, const GroupCache& grou
       0xFF51AFD7ED558CCDULL;
   const size_t home = static_cast<size_t>(h >> 40) % kSlots;
   Slot* claimed = nullptr;
-  for (size_t i = 0; i < kProbes && claimed == nullptr; ++i) {
+  for (size_t i = 0; keyable && i < kProbes; ++i) {
     Slot& slot = slots_[(home + i) % kSlots];
     uint32_t state = slot.state.load(std::memory_order_acquire);
     if (state == kFree &&
@@ -70,13 +66,25 @@ CommCost CollectiveCache::Get(const ClusterSpec& cluster, const GroupCache& grou
       break;
     }
     if (state == kWriting) break;  // not ready: do not wait
-    if (slot.key == key) return slot.cost;
+    if (slot.bytes == bytes && slot.op == op && slot.size == group.size &&
+        slot.stride == group.stride && slot.imbalance == options.imbalance &&
+        slot.top_k == options.top_k && slot.max_units == options.max_units_per_token &&
+        slot.force == options.force) {
+      return slot.cost;
+    }
   }
   PreparedGroup scratch;
   const CommCost cost =
       Collective(cluster, op, bytes, groups.Get(cluster, group, scratch), options);
   if (claimed != nullptr) {
-    claimed->key = key;
+    claimed->op = op;
+    claimed->force = options.force;
+    claimed->size = static_cast<int32_t>(group.size);
+    claimed->stride = static_cast<int32_t>(group.stride);
+    claimed->top_k = static_cast<int32_t>(options.top_k);
+    claimed->max_units = static_cast<int32_t>(options.max_units_per_token);
+    claimed->bytes = bytes;
+    claimed->imbalance = options.imbalance;
     claimed->cost = cost;
     claimed->state.store(kReady, std::memory_order_release);
   }

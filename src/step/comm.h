@@ -60,16 +60,14 @@ class CollectiveCache {
   static constexpr size_t kSlots = 8192;
   static constexpr size_t kProbes = 8;
   enum : uint32_t { kFree = 0, kWriting = 1, kReady = 2 };
-  struct Key {
-    CollectiveOp op = CollectiveOp::kAllReduce;
-    double bytes = 0;
-    RankGroup group;
-    CollectiveOptions options;
-    bool operator==(const Key& o) const;
-  };
-  struct Slot {
+  // One cache line: the key (sizes, strides and counts that fit in 32 bits;
+  // others are not kept) and the cost.
+  struct alignas(64) Slot {
     std::atomic<uint32_t> state{kFree};
-    Key key;
+    CollectiveOp op = CollectiveOp::kAllReduce;
+    CollectiveAlgorithm force = CollectiveAlgorithm::kNone;
+    int32_t size = 0, stride = 0, top_k = 0, max_units = 0;
+    double bytes = 0, imbalance = 0;
     CommCost cost;
   };
   mutable std::array<Slot, kSlots> slots_;

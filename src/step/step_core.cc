@@ -225,29 +225,16 @@ DeviceResult Device(const PlanSegs& segs, const StepModel::Impl& impl, const Pla
 // overlapped with that micro-batch's backward (and the next step's first
 // forward) except the last bucket (Megatron-Core overlap_grad_reduce /
 // overlap_param_gather).
-// Devices with the same parameters issue the same collectives: reuse them.
-struct TailMemo {
-  double params_dense = -1, params_expert = -1;
-  std::array<CommCost, 5> cost{};
-  std::array<bool, 5> known{};
-};
-
+// Repeated devices are skipped by the caller and repeated calls are found
+// in the StepModel's CollectiveCache.
 void DataParallelTail(const PlanContext& c, const DeviceResult& dev, const DeviceTimes& t,
-                      TailMemo& memo, CoreResult& out) {
+                      CoreResult& out) {
   const PlanSpec& p = *c.plan;
   const double dp = static_cast<double>(c.dense_dp.size);
   const double params = dev.params_dense + dev.params_expert;
   const double last = params > 0 ? std::min(1.0, BucketParams(dp) / params) : 0;
-  if (memo.params_dense != dev.params_dense || memo.params_expert != dev.params_expert) {
-    memo = TailMemo{dev.params_dense, dev.params_expert, {}, {}};
-  }
-  size_t slot = 0;
   auto put = [&](TailItem& item, CollectiveOp op, double bytes, RankGroup g, double window) {
-    if (!memo.known[slot]) {
-      memo.cost[slot] = c.CommOnce(op, bytes, g);
-      memo.known[slot] = true;
-    }
-    const CommCost cc = memo.cost[slot++];
+    const CommCost cc = c.CommOnce(op, bytes, g);
     const double exposed = std::max(cc.seconds - window, cc.seconds * last);
     if (exposed > item.exposed) item = TailItem{cc.seconds, exposed, cc.tier};
   };
@@ -364,7 +351,6 @@ void AllDevices(const StepModel::Impl& impl, const PlanSpec& plan, const PlanSeg
                 const PipelineTiming& sim, CoreResult& out, DeviceTimes& sum, DeviceTimes& crit,
                 double& crit_total, double& opt) {
   const PlanContext& c = out.ctx;
-  TailMemo memo;
   std::array<Seen, 8> seen;
   size_t n_seen = 0;
   double worst_mem = -1;
@@ -390,7 +376,7 @@ void AllDevices(const StepModel::Impl& impl, const PlanSpec& plan, const PlanSeg
         crit = t;
         out.crit = dev.seg;
       }
-      DataParallelTail(c, dev, t, memo, out);
+      DataParallelTail(c, dev, t, out);
       const double owned =
           plan.zero >= 1 ? dev.params_dense / static_cast<double>(c.fsdp_dense.size) +
                                dev.params_expert /
