@@ -122,7 +122,8 @@ std::vector<Axis> DefaultAxisOrder(const PlanSpec& plan) {
 AxisGroups PlaceAxes(const PlanSpec& plan, const std::vector<Axis>& order) {
   AxisGroups g;
   int64_t stride = 1;
-  for (Axis a : DenseOrder(order)) {
+  const std::array<Axis, 4> dense = DenseOrder(order);
+  for (Axis a : dense) {
     *Slot(g, a) = RankGroup{AxisSize(plan, a), stride};
     stride *= AxisSize(plan, a);
   }
@@ -130,7 +131,7 @@ AxisGroups PlaceAxes(const PlanSpec& plan, const std::vector<Axis>& order) {
   // innermost first as etp, then ep, then edp (edp, then ep when the order
   // lists dp before ep). Degrees are clamped so that unvalidated plans
   // still give groups inside the block.
-  const Block block = MakeBlock(g, DenseOrder(order));
+  const Block block = MakeBlock(g, dense);
   const int64_t etp = std::clamp<int64_t>(plan.etp, 1, block.size);
   const int64_t ep = std::clamp<int64_t>(AxisSize(plan, Axis::kEp), 1, block.size / etp);
   const int64_t edp = std::max<int64_t>(block.size / (etp * ep), 1);

@@ -2,6 +2,7 @@
 #include "step/comm.h"
 
 #include <cstring>
+#include <vector>
 
 namespace occam::step_internal {
 
@@ -92,7 +93,11 @@ CommCost CollectiveCache::Get(const ClusterSpec& cluster, const GroupCache& grou
 }
 
 AxisGroups Groups(const PlanSpec& plan) {
-  return PlaceAxes(plan, plan.order.empty() ? DefaultAxisOrder(plan) : plan.order);
+  if (!plan.order.empty()) return PlaceAxes(plan, plan.order);
+  // DefaultAxisOrder is one order for every plan (doc/cost-model.md § 5):
+  // built once rather than allocated per layout.
+  static const std::vector<Axis> kDefault = DefaultAxisOrder(PlanSpec{});
+  return PlaceAxes(plan, kDefault);
 }
 
 }  // namespace occam::step_internal
