@@ -35,66 +35,6 @@ RankGroup Merge(RankGroup inner, RankGroup outer) {
 
 }  // namespace occam::step_internal
 
-namespace occam {
-
-double StepModel::Impl::Lambda(const PlanSpec& plan) const {
-  if (job.moe_imbalance > 0) return job.moe_imbalance;
-  if (!model.moe || plan.ep <= 1) return 1.0;
-  MoeImbalanceQuery q;
-  q.method = job.balance;
-  q.experts = model.moe->num_experts;
-  q.top_k = model.moe->top_k;
-  q.ep = plan.ep;
-  // Tokens one EP rank routes per micro-batch (its sequence-parallel shard).
-  q.tokens_per_rank = std::max<int64_t>(1, plan.mbs * job.seq_len / (plan.cp * plan.tp));
-  q.groups = model.moe->num_groups;
-  q.topk_groups = model.moe->topk_groups;
-  q.seq_len = job.seq_len;
-  // Key: ep in the high 24 bits, tokens per rank in the low 40 (never 0:
-  // ep > 1); keys that do not fit skip the memo.
-  constexpr int kShift = 40;
-  const bool packable = q.ep < (int64_t{1} << 23) && q.tokens_per_rank < (int64_t{1} << kShift);
-  const uint64_t key =
-      (static_cast<uint64_t>(q.ep) << kShift) | static_cast<uint64_t>(q.tokens_per_rank);
-  constexpr size_t kProbes = 8;
-  const size_t home = static_cast<size_t>((key * 0x9E3779B97F4A7C15ULL) >> 54) % kLambdaSlots;
-  for (size_t i = 0; packable && i < kProbes; ++i) {
-    const size_t slot = (home + i) % kLambdaSlots;
-    const uint64_t k = lambda_keys[slot].load(std::memory_order_acquire);
-    if (k == key) return lambda_values[slot].load(std::memory_order_relaxed);
-    if (k == 0) break;
-  }
-  const std::lock_guard<std::mutex> lock(lambda_mu);
-  const Result<double> r = lambda_cache.Get(q);
-  // The query is valid for every plan that passed ValidatePlan; a failed
-  // simulation falls back to balanced routing (stated in the assumptions).
-  const double lambda = r.ok() ? *r : 1.0;
-  for (size_t i = 0; packable && i < kProbes; ++i) {
-    const size_t slot = (home + i) % kLambdaSlots;
-    const uint64_t k = lambda_keys[slot].load(std::memory_order_relaxed);
-    if (k == key) break;  // another thread kept it meanwhile
-    if (k == 0) {
-      lambda_values[slot].store(lambda, std::memory_order_relaxed);
-      lambda_keys[slot].store(key, std::memory_order_release);
-      break;
-    }
-  }
-  return lambda;
-}
-
-QuickEstimate StepModel::EvaluateClosedForm(const PlanSpec& plan) const {
-  const step_internal::CoreResult r =
-      step_internal::RunCore(*impl_, plan, step_internal::PipelineTimingModel::kClosedForm);
-  QuickEstimate q;
-  q.step_time = Seconds(r.step);
-  q.mfu = r.mfu;
-  q.memory_total = r.memory.total();
-  q.fits = r.fits;
-  return q;
-}
-
-}  // namespace occam
-
 namespace occam::step_internal {
 
 void InitContext(const StepModel::Impl& impl, const PlanSpec& plan, PlanContext& c) {

@@ -12,6 +12,7 @@
 namespace occam {
 
 using step_internal::CoreResult;
+using step_internal::PipelineTimingModel;
 using step_internal::RunCore;
 
 StepModel::StepModel(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -55,14 +56,25 @@ Result<StepModel> StepModel::Create(const ModelSpec& model, const ClusterSpec& c
   return StepModel(std::move(impl));
 }
 
-QuickEstimate StepModel::EvaluateQuick(const PlanSpec& plan) const {
-  const CoreResult r = RunCore(*impl_, plan);
+namespace {
+
+QuickEstimate QuickOf(const CoreResult& r) {
   QuickEstimate q;
   q.step_time = Seconds(r.step);
   q.mfu = r.mfu;
   q.memory_total = r.memory.total();
   q.fits = r.fits;
   return q;
+}
+
+}  // namespace
+
+QuickEstimate StepModel::EvaluateClosedForm(const PlanSpec& plan) const {
+  return QuickOf(RunCore(*impl_, plan, PipelineTimingModel::kClosedForm));
+}
+
+QuickEstimate StepModel::EvaluateQuick(const PlanSpec& plan) const {
+  return QuickOf(RunCore(*impl_, plan));
 }
 
 namespace {
