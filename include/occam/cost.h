@@ -12,6 +12,10 @@
 
 namespace occam {
 
+// Bytes of one stored or exchanged 16-bit (BF16/FP16) activation element
+// (mixed-precision training: Micikevicius et al. 2018 arXiv:1710.03740 §3).
+inline constexpr double kActivationBytes = 2.0;
+
 // ------------------------------------------------------------ parameters ---
 
 // Exact parameter counts from the config.

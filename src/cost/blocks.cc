@@ -13,7 +13,7 @@
 namespace occam::cost_internal {
 namespace {
 
-constexpr double kAct = 2.0;  // bytes per 16-bit activation element
+constexpr double kAct = kActivationBytes;
 
 // Adds one matmul [tokens x in] @ [in x out] (+ bias) to `g`; returns its params.
 int64_t AddMatmul(GemmWork& g, int64_t in, int64_t out, bool bias) {

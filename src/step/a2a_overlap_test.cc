@@ -9,6 +9,7 @@
 #include "occam/cost.h"
 #include "occam/step.h"
 #include "step/layer_cost.h"
+#include "step/test_fixtures.h"
 
 namespace occam {
 namespace {
@@ -22,9 +23,7 @@ struct Case {
 // DeepSeek-V3 on 2048 H800s, 15360 sequences of 4096 tokens, a fixed EP
 // imbalance (no routing simulation).
 Case DeepSeek() {
-  Case s{*CatalogModel("deepseek-v3"), *CatalogCluster("h800", 2048), JobSpec{}};
-  s.job.seq_len = 4096;
-  s.job.global_batch_seqs = 15360;
+  Case s{*CatalogModel("deepseek-v3"), *CatalogCluster("h800", 2048), testing::DeepSeekV3Job()};
   s.job.moe_imbalance = 1.1;
   return s;
 }
@@ -102,6 +101,15 @@ TEST(A2aOverlap, SlowComputeLeavesOnlyTheUnpairedShare) {
   EXPECT_NEAR(pipe.exposed.value(), u * pipe.total.value(), 1e-12 * pipe.total.value());
 }
 
+// Stored activations of one MoE block for one micro-batch of `p` (the cost
+// layer's formula, routing-imbalance headroom included).
+double MoeBlockActivation(const Case& s, const PlanSpec& p) {
+  const ModelWork work = BuildModelWork(s.model, s.job.seq_len);
+  const double tokens = static_cast<double>(p.mbs * s.job.seq_len);
+  return BlockActivationBytes(work.moe, work, tokens, s.job.seq_len, p.tp, p.sp, p.recompute,
+                              s.job.moe_imbalance);
+}
+
 // Without pipeline stages one micro-batch is in flight; the paired layer
 // builds micro-batch i+1's activations of one MoE block before micro-batch
 // i's backward frees its own, so the peak grows by one MoE block's
@@ -111,11 +119,7 @@ TEST(A2aOverlap, MemoryGrowsByOnePairedLayer) {
   for (const std::string base : {"tp=2,pp=1,ep=64,dp=1024", "tp=2,pp=1,ep=64,dp=1024,mbs=3"}) {
     const Estimate off = EstimateOf(s, base);
     const Estimate on = EstimateOf(s, base + ",a2a_overlap=1");
-    const PlanSpec& p = on.plan;
-    const ModelWork work = BuildModelWork(s.model, s.job.seq_len);
-    const double tokens = static_cast<double>(p.mbs * s.job.seq_len);
-    const double block = BlockActivationBytes(work.moe, work, tokens, s.job.seq_len, p.tp, p.sp,
-                                              p.recompute, s.job.moe_imbalance);
+    const double block = MoeBlockActivation(s, on.plan);
     EXPECT_NEAR(on.memory.activations.value() - off.memory.activations.value(), block, 1e-9 * block)
         << base;
     EXPECT_DOUBLE_EQ(on.memory.other.value(), off.memory.other.value());
@@ -135,10 +139,7 @@ TEST(A2aOverlap, InterleavedHoldsOneMoreChunkMicroBatch) {
   const Estimate off = EstimateOf(s, base);
   const Estimate on = EstimateOf(s, base + ",a2a_overlap=1");
   const PlanSpec& p = on.plan;
-  const ModelWork work = BuildModelWork(s.model, s.job.seq_len);
-  const double tokens = static_cast<double>(p.mbs * s.job.seq_len);
-  const double block = BlockActivationBytes(work.moe, work, tokens, s.job.seq_len, p.tp, p.sp,
-                                            p.recompute, s.job.moe_imbalance);
+  const double block = MoeBlockActivation(s, p);
   auto sm = StepModel::Create(s.model, s.cluster, s.job);
   ASSERT_TRUE(sm.ok());
   auto config = sm->PipelineFor(p);

@@ -8,7 +8,7 @@
 namespace occam::step_internal {
 namespace {
 
-constexpr double kAct = 2.0;  // 16-bit activations
+constexpr double kAct = kActivationBytes;
 
 double WeightBytes(const JobSpec& job) { return job.precision == Precision::kFp8 ? 1.0 : 2.0; }
 

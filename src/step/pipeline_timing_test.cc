@@ -15,6 +15,7 @@
 #include "occam/simulate.h"
 #include "occam/step.h"
 #include "step/stages.h"
+#include "step/test_fixtures.h"
 
 namespace occam {
 namespace {
@@ -89,29 +90,10 @@ TEST(PipelineTiming, ZbVIdlesPMinusOneForwardChunks) {
   EXPECT_NEAR(r->makespan.value() - 2.0 * m * 3.0, (p - 1) * 1.0, 1e-9);
 }
 
-ClusterSpec TestCluster(int64_t chips) {
-  ClusterSpec c;
-  c.name = "h100-test";
-  c.chip.key = "h100";
-  c.chip.peak_bf16 = TFlops(989.4);
-  c.chip.peak_fp8 = TFlops(1978.9);
-  c.chip.hbm = GB(80);
-  c.chip.hbm_bandwidth = GBps(3350);
-  c.num_chips = chips;
-  TierSpec nvlink{};
-  nvlink.name = "nvlink";
-  nvlink.kind = TierKind::kSwitch;
-  nvlink.size = 8;
-  nvlink.bandwidth = GBps(450);
-  nvlink.latency = Microseconds(3);
-  TierSpec ib{};
-  ib.name = "ib";
-  ib.kind = TierKind::kFatTree;
-  ib.size = chips;
-  ib.bandwidth = GBps(50);
-  ib.latency = Microseconds(10);
-  c.tiers = {nvlink, ib};
-  return c;
+// DeepSeek-V3 on 2048 H100s with its final batch.
+Result<StepModel> DeepSeekV3Model() {
+  return StepModel::Create(testing::DeepSeekV3(), testing::H100Cluster(2048),
+                           testing::DeepSeekV3Job());
 }
 
 // The fast path (quantized relative costs, extrapolation in m, cache) on
@@ -119,10 +101,7 @@ ClusterSpec TestCluster(int64_t chips) {
 // PipelineFor(plan): within the stated rounding bound.
 void ExpectFastPathMatchesFullSimulation(const char* text) {
   SCOPED_TRACE(text);
-  JobSpec job;
-  job.seq_len = 4096;
-  job.global_batch_seqs = 15360;
-  auto sm = StepModel::Create(testing::DeepSeekV3(), TestCluster(2048), job);
+  auto sm = DeepSeekV3Model();
   ASSERT_TRUE(sm.ok()) << sm.status().message();
   auto plan = ParsePlan(text);
   ASSERT_TRUE(plan.ok()) << plan.status().message();
@@ -185,10 +164,7 @@ TEST(PipelineTiming, UniformStagesGiveTheClosedFormThroughTheStepPath) {
 // 1F1B's first device holds p micro-batches at its peak (Narayanan et al.
 // 2021 §2.2): on DeepSeek-V3's uneven chunks, p times chunk 0's activation.
 TEST(PipelineTiming, FirstDeviceOf1F1BHoldsPMicroBatches) {
-  JobSpec job;
-  job.seq_len = 4096;
-  job.global_batch_seqs = 15360;
-  auto sm = StepModel::Create(testing::DeepSeekV3(), TestCluster(2048), job);
+  auto sm = DeepSeekV3Model();
   ASSERT_TRUE(sm.ok()) << sm.status().message();
   auto plan = ParsePlan("tp=1,pp=16,ep=64,dp=128,zero=1,mbs=1,schedule=1f1b");
   ASSERT_TRUE(plan.ok());
@@ -212,10 +188,7 @@ TEST(PipelineTiming, FirstDeviceOf1F1BHoldsPMicroBatches) {
 // when the critical stage is the last; with c near the front the later,
 // lighter stages overlap the drain, and the simulated bubble is smaller.
 TEST(PipelineTiming, DeepSeekV3UnevenBubbleBetweenItsBounds) {
-  JobSpec job;
-  job.seq_len = 4096;
-  job.global_batch_seqs = 15360;
-  auto sm = StepModel::Create(testing::DeepSeekV3(), TestCluster(2048), job);
+  auto sm = DeepSeekV3Model();
   ASSERT_TRUE(sm.ok()) << sm.status().message();
   for (const char* text : {"tp=1,pp=16,ep=64,dp=128,zero=1,mbs=1,schedule=1f1b",
                            "tp=1,pp=8,ep=64,dp=256,zero=1,mbs=1,schedule=gpipe"}) {
@@ -254,10 +227,7 @@ TEST(PipelineTiming, DeepSeekV3UnevenBubbleBetweenItsBounds) {
 }
 
 TEST(PipelineTiming, EvaluateAndQuickAgree) {
-  JobSpec job;
-  job.seq_len = 4096;
-  job.global_batch_seqs = 15360;
-  auto sm = StepModel::Create(testing::DeepSeekV3(), TestCluster(2048), job);
+  auto sm = DeepSeekV3Model();
   ASSERT_TRUE(sm.ok()) << sm.status().message();
   for (const char* text : {"tp=1,pp=16,ep=64,dp=128,zero=1,mbs=1,schedule=1f1b",
                            "tp=1,pp=16,ep=64,dp=128,zero=1,mbs=1,vpp=2,schedule=zbv"}) {

@@ -12,7 +12,7 @@
 namespace occam::step_internal {
 namespace {
 
-constexpr double kAct = 2.0;
+constexpr double kAct = kActivationBytes;
 // Adam update traffic per owned parameter: read fp32 grad, master, m, v
 // (16 B), write master, m, v (12 B) and the bf16 weight (2 B).
 constexpr double kOptimizerBytesPerParam = 30.0;

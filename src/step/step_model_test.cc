@@ -7,36 +7,12 @@
 #include "cost/test_models.h"
 #include "occam/cost.h"
 #include "occam/step.h"
+#include "step/test_fixtures.h"
 
 namespace occam {
 namespace {
 
-// An HGX H100 cluster: 8-GPU NVLink nodes over an InfiniBand fat tree.
-ClusterSpec H100Cluster(int64_t chips) {
-  ClusterSpec c;
-  c.name = "h100-test";
-  c.chip.key = "h100";
-  c.chip.peak_bf16 = TFlops(989.4);
-  c.chip.peak_fp8 = TFlops(1978.9);
-  c.chip.hbm = GB(80);
-  c.chip.hbm_bandwidth = GBps(3350);
-  c.num_chips = chips;
-  TierSpec nvlink;
-  nvlink.name = "nvlink";
-  nvlink.kind = TierKind::kSwitch;
-  nvlink.size = std::min<int64_t>(8, chips);
-  nvlink.bandwidth = GBps(450);
-  nvlink.latency = Microseconds(3);
-  TierSpec ib;
-  ib.name = "ib";
-  ib.kind = TierKind::kFatTree;
-  ib.size = std::max<int64_t>(chips, 8);
-  ib.bandwidth = GBps(50);
-  ib.latency = Microseconds(10);
-  c.tiers = {nvlink, ib};
-  if (chips <= 8) c.tiers = {nvlink};
-  return c;
-}
+using testing::H100Cluster;
 
 JobSpec Job(int64_t seq, int64_t batch) {
   JobSpec j;
