@@ -78,6 +78,11 @@ void AddJobFlags(CLI::App& cmd, JobFlags& f) {
   cmd.add_option("--moe-imbalance", f.moe_imbalance,
                  "EP rank load max/mean (default: from the balancing method)");
   cmd.add_option("--headroom", f.headroom, "fraction of HBM kept free (default 0.05)");
+  cmd.add_option("--attention", f.attention,
+                 "attention kernel: flash (default) or materialized (pre-2023 score matrix)");
+  cmd.add_flag("--dropout", f.dropout, "attention and hidden dropout on (GPT-3-era training)");
+  cmd.add_flag("--no-grad-overlap", f.no_grad_overlap,
+               "data-parallel gradient reduction after the last backward, not overlapped");
 }
 
 Result<double> ParseScaled(const std::string& text, const std::string& what) {
@@ -172,6 +177,15 @@ Result<JobSpec> BuildJob(const JobFlags& f) {
   }
   if (f.moe_imbalance != 0) job.moe_imbalance = f.moe_imbalance;
   if (f.headroom >= 0) job.memory_headroom = f.headroom;
+  if (!f.attention.empty()) {
+    auto a = ParseAttentionImplName(f.attention);
+    if (!a) {
+      return InvalidInput("--attention: '" + f.attention + "' is not flash or materialized");
+    }
+    job.attention = *a;
+  }
+  if (f.dropout) job.dropout = true;
+  if (f.no_grad_overlap) job.overlap_grad_reduce = false;
   OCCAM_RETURN_IF_ERROR(ValidateJob(job, "job"));
   return job;
 }

@@ -35,6 +35,9 @@ struct JobFlags {
   std::string balance;
   double moe_imbalance = 0;
   double headroom = -1;
+  std::string attention;
+  bool dropout = false;
+  bool no_grad_overlap = false;
 };
 void AddJobFlags(CLI::App& cmd, JobFlags& flags);
 Result<JobSpec> BuildJob(const JobFlags& flags);

@@ -89,6 +89,11 @@ struct BlockWork {
   GemmWork expert;               // ONE routed expert per routed token copy; x top_k per token
   double top_k = 0;              // routed copies per token (0 for a dense block)
   double elementwise_bytes = 0;  // memory-bound ops per token, forward (norms, act, rope, adds)
+  // Materialised attention (AttentionImpl::kMaterialized): HBM bytes per token
+  // of the score-matrix passes (all heads), forward and backward; 0 under
+  // FlashAttention, whose scores stay on chip.
+  double score_bytes_fwd = 0;
+  double score_bytes_bwd = 0;
   ActivationWork act;
   int64_t params_dense = 0;   // parameters of the block outside routed experts
   int64_t params_expert = 0;  // routed experts of the block (all of them)
@@ -101,6 +106,9 @@ struct ActivationOptions {
   bool dropout = false;         // store dropout masks (GPT-2/-3 era; no current config uses it)
   bool flash_attention = true;  // scores are recomputed in backward, not stored (Dao et al. 2022)
 };
+
+// The options a job implies (JobSpec::attention, JobSpec::dropout).
+ActivationOptions ActivationOptionsOf(const JobSpec& job);
 
 // Everything about the model that does not depend on the parallel layout.
 struct ModelWork {

@@ -32,6 +32,14 @@ enum class Recompute { kNone, kSelective, kFull };
 
 enum class Precision { kBf16, kFp8 };
 
+// How the attention core runs. kFlash: fused, scores recomputed in backward
+// and never written to HBM (Dao et al. 2022, arXiv:2205.14135); causal blocks
+// above the diagonal are skipped. kMaterialized: the pre-FlashAttention path
+// (Megatron-LM's QK^T GEMM, fused scale-mask-softmax, dropout, attention-over-V
+// GEMM): the full s x s score matrix of every head is written and read back
+// (Korthikanti et al. 2022 arXiv:2205.05198 §4.1, Table 1).
+enum class AttentionImpl { kFlash, kMaterialized };
+
 std::string_view ScheduleName(Schedule s);
 std::optional<Schedule> ParseScheduleName(std::string_view name);
 std::string_view BalanceMethodName(BalanceMethod m);
@@ -40,6 +48,8 @@ std::string_view RecomputeName(Recompute r);
 std::optional<Recompute> ParseRecomputeName(std::string_view name);
 std::string_view PrecisionName(Precision p);
 std::optional<Precision> ParsePrecisionName(std::string_view name);
+std::string_view AttentionImplName(AttentionImpl a);
+std::optional<AttentionImpl> ParseAttentionImplName(std::string_view name);
 
 // True when the schedule starts a backward pass before every micro-batch has
 // finished its forward pass (everything except GPipe/AFAB and kNone).

@@ -163,6 +163,18 @@ struct JobSpec {
   double capacity_factor = 0.0;
   // Fraction of HBM kept free (allocator fragmentation, workspace).
   double memory_headroom = 0.05;
+  // Attention kernel: FlashAttention, or the materialised score matrix of
+  // pre-2023 frameworks (kinds.h).
+  AttentionImpl attention = AttentionImpl::kFlash;
+  // Attention-probability and hidden dropout (GPT-2/-3-era training; current
+  // pretraining configs set it to 0): stores masks, adds memory-bound passes.
+  bool dropout = false;
+  // Data-parallel gradient reduction (and ZeRO-1/2 weight gathering) runs
+  // bucket by bucket behind the backward (and next forward) passes
+  // (Megatron-Core overlap_grad_reduce / overlap_param_gather, PyTorch DDP
+  // buckets). false: after the last backward, exposed (Megatron-LM before
+  // 2023: its local DDP all-reduced once per step).
+  bool overlap_grad_reduce = true;
   int64_t global_batch_tokens() const { return seq_len * global_batch_seqs; }
 };
 

@@ -54,6 +54,11 @@ constexpr std::array<std::pair<std::string_view, Precision>, 2> kPrecision = {{
     {"fp8", Precision::kFp8},
 }};
 
+constexpr std::array<std::pair<std::string_view, AttentionImpl>, 2> kAttention = {{
+    {"flash", AttentionImpl::kFlash},
+    {"materialized", AttentionImpl::kMaterialized},
+}};
+
 }  // namespace
 
 std::string_view ScheduleName(Schedule s) { return NameOf(kSchedules, s); }
@@ -66,6 +71,10 @@ std::string_view RecomputeName(Recompute r) { return NameOf(kRecompute, r); }
 std::optional<Recompute> ParseRecomputeName(std::string_view n) { return Lookup(kRecompute, n); }
 std::string_view PrecisionName(Precision p) { return NameOf(kPrecision, p); }
 std::optional<Precision> ParsePrecisionName(std::string_view n) { return Lookup(kPrecision, n); }
+std::string_view AttentionImplName(AttentionImpl a) { return NameOf(kAttention, a); }
+std::optional<AttentionImpl> ParseAttentionImplName(std::string_view n) {
+  return Lookup(kAttention, n);
+}
 
 bool ScheduleInterleavesBackward(Schedule s) {
   return s != Schedule::kGpipe && s != Schedule::kNone;

@@ -21,6 +21,13 @@ TEST(Kinds, UnknownNamesAreRejected) {
   EXPECT_FALSE(ParseBalanceMethodName("auxfree").has_value());
   EXPECT_FALSE(ParseRecomputeName("some").has_value());
   EXPECT_FALSE(ParsePrecisionName("fp16").has_value());
+  EXPECT_FALSE(ParseAttentionImplName("fused").has_value());
+}
+
+TEST(Kinds, AttentionImplNamesRoundTrip) {
+  for (AttentionImpl a : {AttentionImpl::kFlash, AttentionImpl::kMaterialized}) {
+    EXPECT_EQ(ParseAttentionImplName(AttentionImplName(a)), a);
+  }
 }
 
 TEST(Kinds, OnlyAllForwardFirstSchedulesKeepBackwardApart) {

@@ -82,10 +82,21 @@ void AddAttentionCore(const ModelSpec& m, double span, const ActivationOptions& 
   b.attn_core.io = a * (2.0 * dqk + 2.0 * dv);  // q, k, v in; o out
   if (o.flash_attention) {
     b.act.tp_sharded += 4.0 * a;  // fp32 log-sum-exp per head (FlashAttention-2 §3.1)
-  } else {
-    // softmax output 2as (+ dropout mask as + dropout output 2as): Korthikanti Table 1.
-    b.act.attn_scores = a * (o.dropout ? 5.0 : 2.0);
+    return;
   }
+  // softmax output 2as (+ dropout mask as + dropout output 2as): Korthikanti Table 1.
+  b.act.attn_scores = a * (o.dropout ? 5.0 : 2.0);
+  // HBM passes over the a x span score matrix, 2 B per element, 1 B per
+  // dropout-mask element (Megatron-LM's unfused path: QK^T GEMM, fused
+  // scale-mask-softmax, dropout, PV GEMM; Korthikanti Table 1 lists the same
+  // tensors). Forward: QK^T writes S; softmax reads S, writes P; PV reads P
+  // (2 + 4 + 2); dropout reads P, writes its mask and output (2 + 1 + 2).
+  // Backward: dP = dO V^T written, dV reads P, softmax backward reads dP and P
+  // and writes dS, dQ and dK each read dS (2 + 2 + 6 + 4); dropout backward
+  // reads dP and the mask, writes its input gradient (2 + 1 + 2).
+  const double drop = o.dropout ? 5.0 : 0.0;
+  b.score_bytes_fwd = a * span * (8.0 + drop);
+  b.score_bytes_bwd = a * span * (14.0 + drop);
 }
 
 // Dense MLP of width f: gated (SwiGLU: gate, up, down) or plain (fc1, fc2).
@@ -169,6 +180,9 @@ BlockWork BuildBlock(const ModelSpec& model, bool moe, double span,
   b.act.fp8_seq_region += (moe ? 1.0 : 2.0) * h;
   // Two norms (read + write h) and two residual adds (read 2h, write h).
   b.elementwise_bytes += kAct * (2.0 * 2.0 * h + 2.0 * 3.0 * h);
+  // Two hidden dropouts (attention and MLP outputs): read and write h, write a
+  // 1-byte mask (Korthikanti Table 1's two sbh masks).
+  if (options.dropout) b.elementwise_bytes += 2.0 * (2.0 * kAct + 1.0) * h;
   return b;
 }
 

@@ -70,7 +70,10 @@ ModelWork BuildModelWork(const ModelSpec& model, int64_t seq_len,
   w.hidden = model.hidden;
   w.vocab = model.vocab;
   w.tied_embeddings = model.tied_embeddings;
-  const double span = CausalSpan(model.attention, seq_len);
+  // A materialised score matrix is computed whole: the causal mask (and any
+  // sliding window) is applied to it, no block is skipped.
+  const double span =
+      options.flash_attention ? CausalSpan(model.attention, seq_len) : static_cast<double>(seq_len);
   w.dense = BuildBlock(model, false, span, options);
   if (model.moe) w.moe = BuildBlock(model, true, span, options);
   w.moe_prefix.assign(static_cast<size_t>(model.num_layers) + 1, 0);
@@ -94,6 +97,13 @@ ModelWork BuildModelWork(const ModelSpec& model, int64_t seq_len,
   w.mtp_proj.AddShape(2.0 * h, h);
   CountAll(model, w);
   return w;
+}
+
+ActivationOptions ActivationOptionsOf(const JobSpec& job) {
+  ActivationOptions o;
+  o.dropout = job.dropout;
+  o.flash_attention = job.attention == AttentionImpl::kFlash;
+  return o;
 }
 
 ParamCounts CountParams(const ModelSpec& model) { return BuildModelWork(model, 1).params; }

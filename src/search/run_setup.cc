@@ -206,6 +206,46 @@ Result<ClusterSpec> BuildCluster(const PublishedRun& run) {
 
 namespace {
 
+// The first year 2000-2099 named in `text` as a whole word, or 0.
+int SourceYear(const std::string& text) {
+  for (size_t i = 0; i + 4 <= text.size(); ++i) {
+    const bool starts = i == 0 || !std::isalnum(static_cast<unsigned char>(text[i - 1]));
+    const bool ends =
+        i + 4 == text.size() || !std::isalnum(static_cast<unsigned char>(text[i + 4]));
+    if (!starts || !ends || text[i] != '2' || text[i + 1] != '0') continue;
+    if (!std::isdigit(static_cast<unsigned char>(text[i + 2])) ||
+        !std::isdigit(static_cast<unsigned char>(text[i + 3]))) {
+      continue;
+    }
+    return std::stoi(text.substr(i, 4));
+  }
+  return 0;
+}
+
+// Attention kernel, dropout and gradient-reduction overlap are never stated
+// by the sources; one policy for all runs, by the source's date.
+// FlashAttention (Dao et al. 2022, arXiv:2205.14135) appeared in May 2022 and
+// reached the training frameworks from 2023, so a run published up to 2022
+// wrote its score matrix to HBM (Korthikanti et al. 2022 Table 1 lists those
+// tensors) and trained with Megatron-LM's default attention and hidden
+// dropout of 0.1 (megatron/arguments.py, --attention-dropout /
+// --hidden-dropout). Its data-parallel all-reduce ran once after the last
+// backward (Megatron-LM's local DDP, allreduce_gradients() in train_step);
+// bucketed overlap came with Megatron-Core's overlap_grad_reduce in 2023.
+// Later runs: the JobSpec defaults.
+void SetAttention(const PublishedRun& run, JobSpec* job, RunSetup* setup) {
+  const int year = SourceYear(run.source);
+  if (year == 0 || year > 2022) return;
+  job->attention = AttentionImpl::kMaterialized;
+  job->dropout = true;
+  const std::string why = " (source dated " + std::to_string(year) + ", before FlashAttention";
+  Fill(&setup->filled, "job.attention", "materialized" + why + " reached training frameworks)");
+  Fill(&setup->filled, "job.dropout", "on, 0.1" + why + "; Megatron-LM's default)");
+  job->overlap_grad_reduce = false;
+  Fill(&setup->filled, "job.overlap_grad_reduce",
+       "false" + why + "; one all-reduce after the last backward)");
+}
+
 // Job: sequence length, global batch and precision (skip when unknowable).
 Result<JobSpec> BuildJob(const PublishedRun& run, RunSetup* setup) {
   JobSpec job;
@@ -234,6 +274,7 @@ Result<JobSpec> BuildJob(const PublishedRun& run, RunSetup* setup) {
     job.precision = Precision::kBf16;
     Fill(&setup->filled, "precision", "bf16 (16-bit mixed precision; not stated)");
   }
+  SetAttention(run, &job, setup);
   job.balance = BalanceMethod::kAuxLoss;
   // A published run did run: whether a layout fits is judged against the
   // chip's whole HBM, not the planner's safety margin (JobSpec default 5%),

@@ -128,5 +128,33 @@ TEST(RunSetup, UnknownSeqLenOrBatchIsASkipReason) {
   EXPECT_NE(r.status().message().find("global batch"), std::string::npos);
 }
 
+TEST(RunSetup, AttentionKernelFollowsTheSourceDate) {
+  // Before FlashAttention reached the frameworks (sources dated up to 2022):
+  // materialised scores and dropout, recorded as filled values.
+  auto old = BuildRunSetup(BundledRun("korthikanti2022_175B_selective_sp"));
+  ASSERT_TRUE(old.ok()) << old.status().message();
+  EXPECT_EQ(old->job.attention, AttentionImpl::kMaterialized);
+  EXPECT_TRUE(old->job.dropout);
+  EXPECT_FALSE(old->job.overlap_grad_reduce);
+  EXPECT_TRUE(HasFilled(old->filled, "job.attention"));
+  EXPECT_TRUE(HasFilled(old->filled, "job.overlap_grad_reduce"));
+  EXPECT_TRUE(HasFilled(old->filled, "job.dropout"));
+  // A 2023 source and an undated one keep the defaults, and fill nothing.
+  for (const char* id : {"llama1_65b_2048gpu", "dgxc_gpt3_175b_bf16_128gpu"}) {
+    auto now = BuildRunSetup(BundledRun(id));
+    ASSERT_TRUE(now.ok()) << id << ": " << now.status().message();
+    EXPECT_EQ(now->job.attention, AttentionImpl::kFlash) << id;
+    EXPECT_FALSE(now->job.dropout) << id;
+    EXPECT_TRUE(now->job.overlap_grad_reduce) << id;
+    EXPECT_FALSE(HasFilled(now->filled, "job.attention")) << id;
+  }
+  // A year must be a whole word: "v2021x" or "12022" is no date.
+  PublishedRun r = BundledRun("narayanan2021_t1_1.7B_32gpu");
+  r.source = "tag v2021x, run 12022";
+  auto undated = BuildRunSetup(r);
+  ASSERT_TRUE(undated.ok()) << undated.status().message();
+  EXPECT_EQ(undated->job.attention, AttentionImpl::kFlash);
+}
+
 }  // namespace
 }  // namespace occam::validate

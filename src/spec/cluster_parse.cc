@@ -193,7 +193,8 @@ Result<JobSpec> ParseJob(std::string_view text, std::string_view origin) {
   OCCAM_ASSIGN_OR_RETURN(spec::Node n, root.Object("job"));
   OCCAM_RETURN_IF_ERROR(
       n.CheckKeys({"seq_len", "global_batch_seqs", "global_batch_tokens", "precision", "balance",
-                   "moe_imbalance", "capacity_factor", "memory_headroom"}));
+                   "moe_imbalance", "capacity_factor", "memory_headroom", "attention", "dropout",
+                   "overlap_grad_reduce"}));
   JobSpec job;
   OCCAM_ASSIGN_OR_RETURN(job.seq_len, spec::IntAtLeast(n, "seq_len", 1));
   if (n.Has("global_batch_seqs") == n.Has("global_batch_tokens")) {
@@ -226,6 +227,12 @@ Result<JobSpec> ParseJob(std::string_view text, std::string_view origin) {
   OCCAM_ASSIGN_OR_RETURN(job.moe_imbalance, n.Number("moe_imbalance", 0.0));
   OCCAM_ASSIGN_OR_RETURN(job.capacity_factor, n.Number("capacity_factor", 0.0));
   OCCAM_ASSIGN_OR_RETURN(job.memory_headroom, n.Number("memory_headroom", 0.05));
+  OCCAM_ASSIGN_OR_RETURN(std::string attention, n.String("attention", "flash"));
+  auto a = ParseAttentionImplName(attention);
+  if (!a) return n.Error("attention", "must be flash or materialized (got " + attention + ")");
+  job.attention = *a;
+  OCCAM_ASSIGN_OR_RETURN(job.dropout, n.Bool("dropout", false));
+  OCCAM_ASSIGN_OR_RETURN(job.overlap_grad_reduce, n.Bool("overlap_grad_reduce", true));
   OCCAM_RETURN_IF_ERROR(ValidateJob(job, origin));
   return job;
 }

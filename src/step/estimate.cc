@@ -180,7 +180,15 @@ void AddAssumptions(Estimate& e, const StepModel::Impl& impl, const PlanSpec& pl
       "optimizer: mixed-precision Adam, 2 B weight + 4 B fp32 grad + 12 B fp32 state per "
       "parameter, ZeRO stage " +
       std::to_string(plan.zero));
-  a.push_back("attention: FlashAttention (scores recomputed, not stored), no dropout");
+  a.push_back(impl.job.attention == AttentionImpl::kFlash
+                  ? "attention: FlashAttention (scores recomputed, not stored, causal blocks "
+                    "skipped)"
+                  : "attention: materialized score matrix (full s x s per head, written to HBM)");
+  a.push_back(impl.job.dropout ? "dropout: attention and hidden dropout (masks stored)"
+                               : "dropout: none");
+  if (!impl.job.overlap_grad_reduce) {
+    a.push_back("data-parallel gradient reduction after the last backward, not overlapped");
+  }
   if (impl.model.moe) {
     a.push_back(impl.job.moe_imbalance > 0
                     ? fmt::format("MoE rank imbalance lambda = {:.3g} (given)", r.ctx.lambda)

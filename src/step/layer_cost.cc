@@ -23,7 +23,8 @@ double Gemm(const PlanContext& c, const GemmWork& g, double rows, double div, do
 }
 
 struct Compute {
-  double proj = 0, core = 0, dense = 0, expert = 0, ew = 0;
+  double proj = 0, dense = 0, expert = 0, ew = 0;
+  double core = 0, core_b = 0;  // attention core, forward and backward (input gradients)
   double cast = 0;  // FP8 casts of GEMM inputs (forward) and output gradients (backward)
 };
 
@@ -34,7 +35,11 @@ Compute BlockCompute(const PlanContext& c, const BlockWork& b) {
   Compute x;
   x.proj = Gemm(c, b.attn_proj, t, tp, tp, b.attn_proj.weights / tp, t, prec);
   // Attention core stays in BF16 (DeepSeek-V3 §3.3.1 keeps it out of FP8).
-  x.core = Gemm(c, b.attn_core, t, tp, 1, 0, t, Precision::kBf16);
+  const double core = Gemm(c, b.attn_core, t, tp, 1, 0, t, Precision::kBf16);
+  // Backward: 2x the forward matmuls (FlashAttention-2 §3.1.2); a
+  // materialised score matrix adds its HBM passes (blocks.cc).
+  x.core = core + MemoryBoundTime(c.cluster->chip, t * b.score_bytes_fwd / tp).value();
+  x.core_b = 2 * core + MemoryBoundTime(c.cluster->chip, t * b.score_bytes_bwd / tp).value();
   x.dense = Gemm(c, b.mlp, t, tp, tp, b.mlp.weights / tp, t, prec) +
             Gemm(c, b.router, t, tp, 1, b.router.weights, t, prec);
   if (b.top_k > 0) {
@@ -294,9 +299,9 @@ Seg BlockSeg(const PlanContext& c, const BlockWork& b, bool moe) {
   Seg s;
   const double matmul = x.proj + x.dense + x.expert;
   s.cf = matmul + x.core + x.ew + 0.5 * x.cast;
-  // Input gradient: one matmul pass + attention core backward (2x forward,
-  // FlashAttention-2 §3.1.2) + element-wise backward (~2x); weight gradient: one matmul pass.
-  s.cb = matmul + 2 * x.core + 2 * x.ew + 0.5 * x.cast;
+  // Input gradient: one matmul pass + attention core backward + element-wise
+  // backward (~2x); weight gradient: one matmul pass.
+  s.cb = matmul + x.core_b + 2 * x.ew + 0.5 * x.cast;
   s.cw = matmul;
   if (p.recompute == Recompute::kFull) s.cb += s.cf;
   if (p.recompute == Recompute::kSelective) s.cb += x.core;
@@ -319,7 +324,7 @@ Seg BlockSeg(const PlanContext& c, const BlockWork& b, bool moe) {
   AddCp(c, s, h);
   if (moe) AddEp(c, b, s, h);
   AddFsdp(c, s, h);
-  const double core_b = 2 * x.core + (p.recompute == Recompute::kNone ? 0.0 : x.core);
+  const double core_b = x.core_b + (p.recompute == Recompute::kNone ? 0.0 : x.core);
   Settle(c, x.core, core_b, h, s);
   return s;
 }

@@ -164,7 +164,7 @@ DeviceResult Device(const PlanSegs& segs, const StepModel::Impl& impl, const Pla
 // Gradient reduction and weight gathering after the last micro-batch,
 // overlapped with that micro-batch's backward (and the next step's first
 // forward) except the last bucket (Megatron-Core overlap_grad_reduce /
-// overlap_param_gather).
+// overlap_param_gather); all exposed when the job does not overlap them.
 // Repeated devices are skipped by the caller and repeated calls are found
 // in the StepModel's CollectiveCache.
 void DataParallelTail(const PlanContext& c, const DeviceResult& dev, const DeviceTimes& t,
@@ -172,7 +172,9 @@ void DataParallelTail(const PlanContext& c, const DeviceResult& dev, const Devic
   const PlanSpec& p = *c.plan;
   const double dp = static_cast<double>(c.dense_dp.size);
   const double params = dev.params_dense + dev.params_expert;
-  const double last = params > 0 ? std::min(1.0, BucketParams(dp) / params) : 0;
+  const double last = !c.job->overlap_grad_reduce ? 1.0
+                      : params > 0                ? std::min(1.0, BucketParams(dp) / params)
+                                                  : 0;
   auto put = [&](TailItem& item, CollectiveOp op, double bytes, RankGroup g, double window) {
     const CommCost cc = c.CommOnce(op, bytes, g);
     const double exposed = std::max(cc.seconds - window, cc.seconds * last);

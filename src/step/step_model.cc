@@ -38,7 +38,7 @@ Result<StepModel> StepModel::Create(const ModelSpec& model, const ClusterSpec& c
   impl->model = model;
   impl->cluster = cluster;
   impl->job = job;
-  impl->work = BuildModelWork(model, job.seq_len);
+  impl->work = BuildModelWork(model, job.seq_len, ActivationOptionsOf(job));
   impl->model_flops_per_token = ModelFlopsPerToken(model, job.seq_len).value();
   // Recompute adds forward work per token: every block again (full), or
   // the attention core (selective); Korthikanti et al. 2022 §5.
