@@ -83,6 +83,8 @@ void AddJobFlags(CLI::App& cmd, JobFlags& f) {
   cmd.add_flag("--dropout", f.dropout, "attention and hidden dropout on (GPT-3-era training)");
   cmd.add_flag("--no-grad-overlap", f.no_grad_overlap,
                "data-parallel gradient reduction after the last backward, not overlapped");
+  cmd.add_flag("--tp-comm-overlap", f.tp_comm_overlap,
+               "tensor-parallel collectives pipelined with their GEMMs (Megatron-LM flag)");
 }
 
 Result<double> ParseScaled(const std::string& text, const std::string& what) {
@@ -186,6 +188,7 @@ Result<JobSpec> BuildJob(const JobFlags& f) {
   }
   if (f.dropout) job.dropout = true;
   if (f.no_grad_overlap) job.overlap_grad_reduce = false;
+  if (f.tp_comm_overlap) job.tp_comm_overlap = true;
   OCCAM_RETURN_IF_ERROR(ValidateJob(job, "job"));
   return job;
 }

@@ -38,6 +38,7 @@ struct JobFlags {
   std::string attention;
   bool dropout = false;
   bool no_grad_overlap = false;
+  bool tp_comm_overlap = false;
 };
 void AddJobFlags(CLI::App& cmd, JobFlags& flags);
 Result<JobSpec> BuildJob(const JobFlags& flags);

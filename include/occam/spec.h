@@ -175,6 +175,12 @@ struct JobSpec {
   // buckets). false: after the last backward, exposed (Megatron-LM before
   // 2023: its local DDP all-reduced once per step).
   bool overlap_grad_reduce = true;
+  // Tensor-parallel collectives pipelined with the GEMMs that produce or
+  // consume them (Megatron-LM --tp-comm-overlap, Transformer Engine
+  // userbuffers; XLA collective matmul, Wang et al. ASPLOS'23): they hide
+  // behind their pass's compute except one chunk in tp. false: Megatron-LM's
+  // default (forward exposed, backward partly hidden).
+  bool tp_comm_overlap = false;
   int64_t global_batch_tokens() const { return seq_len * global_batch_seqs; }
 };
 

@@ -275,6 +275,14 @@ Result<JobSpec> BuildJob(const PublishedRun& run, RunSetup* setup) {
     Fill(&setup->filled, "precision", "bf16 (16-bit mixed precision; not stated)");
   }
   SetAttention(run, &job, setup);
+  // Stated in the run's notes or parallel.other (Megatron-LM --tp-comm-overlap,
+  // NeMo recipes' tp_comm_overlap, XLA's async collective fusion on TPU):
+  // collectives pipelined with their GEMMs.
+  const std::string text = Lower(run.notes + " " + run.parallel.other.value_or(std::string()));
+  job.tp_comm_overlap = Has(text, "tp-comm-overlap") || Has(text, "tp comm overlap") ||
+                        Has(text, "tp_comm_overlap") || Has(text, "async collective fusion");
+  // Token dropping, stated as Megatron-Core's moe_expert_capacity_factor.
+  job.capacity_factor = NumberAfter(text, "moe_expert_capacity_factor");
   job.balance = BalanceMethod::kAuxLoss;
   // A published run did run: whether a layout fits is judged against the
   // chip's whole HBM, not the planner's safety margin (JobSpec default 5%),
@@ -297,6 +305,13 @@ Status BuildPlan(const PublishedRun& run, RunSetup* s) {
   if (moe) {
     plan.ep = p.ep.value_or(1);
     s->open.ep = !p.ep;
+    // Experts split over the attention's tp group: Megatron-Core's default
+    // when expert_tensor_parallel_size is unset (parallel_state.py), stated in
+    // parallel.other for runs that relied on it; otherwise etp = 1 (recipes
+    // with MoE parallel folding set it explicitly).
+    if (Has(Lower(p.other.value_or(std::string())), "expert tensor parallel = tp")) {
+      plan.etp = plan.tp;
+    }
   } else if (p.ep && *p.ep > 1) {
     return InvalidInput("parallel.ep > 1 for a dense model");
   }

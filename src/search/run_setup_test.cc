@@ -6,6 +6,8 @@
 
 #include <algorithm>
 
+#include "search/run_text.h"
+
 namespace occam::validate {
 namespace {
 
@@ -97,8 +99,35 @@ TEST(RunSetup, MoeModelFromArch) {
   EXPECT_EQ(m->moe->num_experts, 8);
   EXPECT_EQ(m->moe->top_k, 2);
   EXPECT_EQ(m->moe->expert_ffn, 32768);
-  EXPECT_TRUE(m->gated_mlp);  // GeGLU
-  EXPECT_TRUE(HasFilled(filled, "arch.vocab"));
+  EXPECT_TRUE(m->gated_mlp);    // GeGLU
+  EXPECT_EQ(m->vocab, 128256);  // the recipe's Llama 3 tokenizer, stated in arch
+  EXPECT_FALSE(HasFilled(filled, "arch.vocab"));
+}
+
+TEST(RunSetup, StatedFrameworkSettings) {
+  // Grok-1 on DGX Cloud: token dropping at capacity 1.0, experts split over
+  // the tp group (Megatron-Core's default), TP comm overlap in the recipe.
+  auto grok = BuildRunSetup(BundledRun("dgxc_grok1_314b_bf16_512gpu"));
+  ASSERT_TRUE(grok.ok()) << grok.status().message();
+  EXPECT_DOUBLE_EQ(grok->job.capacity_factor, 1.0);
+  EXPECT_EQ(grok->plan.etp, grok->plan.tp);
+  EXPECT_TRUE(grok->job.tp_comm_overlap);
+  // MaxText v5p: XLA async collective fusion. Megatron-Bridge states neither.
+  auto maxtext = BuildRunSetup(BundledRun("maxtext_v5p_512b_1x_v5p-1024"));
+  ASSERT_TRUE(maxtext.ok()) << maxtext.status().message();
+  EXPECT_TRUE(maxtext->job.tp_comm_overlap);
+  auto bridge = BuildRunSetup(BundledRun("mbridge_2604_h100_qwen3_235b_256gpu"));
+  ASSERT_TRUE(bridge.ok()) << bridge.status().message();
+  EXPECT_FALSE(bridge->job.tp_comm_overlap);
+  EXPECT_EQ(bridge->job.capacity_factor, 0.0);
+  EXPECT_EQ(bridge->plan.etp, 1);
+}
+
+TEST(RunText, NumberAfterMarker) {
+  EXPECT_DOUBLE_EQ(NumberAfter("moe_expert_capacity_factor 1.25 with", "capacity_factor"), 1.25);
+  EXPECT_DOUBLE_EQ(NumberAfter("capacity_factor=2", "capacity_factor"), 2.0);
+  EXPECT_DOUBLE_EQ(NumberAfter("capacity_factor none", "capacity_factor"), 0.0);
+  EXPECT_DOUBLE_EQ(NumberAfter("no marker here", "capacity_factor"), 0.0);
 }
 
 TEST(RunSetup, SlicesFromMaxTextRuns) {

@@ -47,6 +47,22 @@ inline int64_t IntegerAfter(const std::string& text, std::string_view marker) {
   return v;
 }
 
+// The first decimal number ("1", "1.25") after `marker` in `text`, separated
+// from it only by spaces, '(' or '=' (0 if none).
+inline double NumberAfter(const std::string& text, std::string_view marker) {
+  const size_t at = text.find(marker);
+  if (at == std::string::npos) return 0;
+  size_t i = at + marker.size();
+  while (i < text.size() && (text[i] == ' ' || text[i] == '(' || text[i] == '=')) ++i;
+  size_t end = i;
+  while (end < text.size() &&
+         (std::isdigit(static_cast<unsigned char>(text[end])) || (text[end] == '.' && end > i))) {
+    ++end;
+  }
+  if (end == i) return 0;
+  return std::stod(text.substr(i, end - i));
+}
+
 // The integer in "(16-way)" / "16-way" (0 if none).
 inline int64_t WayCount(const std::string& text) {
   const size_t at = text.find("-way");

@@ -186,10 +186,17 @@ void AddAssumptions(Estimate& e, const StepModel::Impl& impl, const PlanSpec& pl
                   : "attention: materialized score matrix (full s x s per head, written to HBM)");
   a.push_back(impl.job.dropout ? "dropout: attention and hidden dropout (masks stored)"
                                : "dropout: none");
+  if (impl.job.tp_comm_overlap && plan.tp > 1) {
+    a.push_back("tensor-parallel collectives pipelined with their GEMMs (1/tp of each exposed)");
+  }
   if (!impl.job.overlap_grad_reduce) {
     a.push_back("data-parallel gradient reduction after the last backward, not overlapped");
   }
-  if (impl.model.moe) {
+  if (impl.model.moe && impl.job.capacity_factor > 0 && r.ctx.lambda >= impl.job.capacity_factor) {
+    a.push_back(fmt::format(
+        "MoE rank imbalance lambda = {:.3g}: capped by the capacity factor (tokens dropped)",
+        r.ctx.lambda));
+  } else if (impl.model.moe) {
     a.push_back(impl.job.moe_imbalance > 0
                     ? fmt::format("MoE rank imbalance lambda = {:.3g} (given)", r.ctx.lambda)
                     : fmt::format("MoE rank imbalance lambda = {:.3g} (balance simulation of "

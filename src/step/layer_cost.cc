@@ -93,6 +93,9 @@ struct Hide {
 // input gradient's RS (SP) or AR overlaps that linear's weight-gradient GEMM,
 // and with SP the input re-gather for the weight gradient overlaps the
 // input-gradient GEMM: hideable. Full recompute repeats the forward's, exposed.
+// With tp_comm_overlap every collective is split into tp chunks pipelined
+// with its GEMM (Transformer Engine userbuffers): all but one chunk hide
+// behind the pass's compute.
 void AddBlockTp(const PlanContext& c, double pairs, Seg& s, Hide& h) {
   if (c.plan->tp <= 1 || pairs <= 0) return;
   const double bytes = c.tokens * static_cast<double>(c.work->hidden) * kAct;
@@ -108,10 +111,18 @@ void AddBlockTp(const PlanContext& c, double pairs, Seg& s, Hide& h) {
     bwd_hidden = fwd;
   }
   const double rec = c.plan->recompute == Recompute::kFull ? fwd : 0.0;
+  s.total[kAxTp] += pairs * (fwd + bwd_exposed + bwd_hidden + rec);
+  if (c.job->tp_comm_overlap) {
+    const double chunk = 1.0 / static_cast<double>(c.plan->tp);
+    s.exp_f[kAxTp] += pairs * fwd * chunk;
+    s.exp_b[kAxTp] += pairs * (bwd_exposed + bwd_hidden + rec) * chunk;
+    h.f[kAxTp] += pairs * fwd * (1 - chunk);
+    h.b[kAxTp] += pairs * (bwd_exposed + bwd_hidden + rec) * (1 - chunk);
+    return;
+  }
   s.exp_f[kAxTp] += pairs * fwd;
   s.exp_b[kAxTp] += pairs * (bwd_exposed + rec);
   h.b[kAxTp] += pairs * bwd_hidden;
-  s.total[kAxTp] += pairs * (fwd + bwd_exposed + bwd_hidden + rec);
 }
 
 void AddCp(const PlanContext& c, Seg& s, Hide& h) {

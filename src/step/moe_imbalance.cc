@@ -12,6 +12,13 @@
 namespace occam {
 
 double StepModel::Impl::Lambda(const PlanSpec& plan) const {
+  const double routed = RoutedLambda(plan);
+  // Token dropping (GShard §2.2, Switch Transformer §2.1): an expert takes at
+  // most capacity_factor x its mean share, so no rank computes or receives more.
+  return job.capacity_factor > 0 ? std::min(routed, job.capacity_factor) : routed;
+}
+
+double StepModel::Impl::RoutedLambda(const PlanSpec& plan) const {
   if (job.moe_imbalance > 0) return job.moe_imbalance;
   if (!model.moe || plan.ep <= 1) return 1.0;
   MoeImbalanceQuery q;

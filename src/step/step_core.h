@@ -38,7 +38,10 @@ struct StepModel::Impl {
   static constexpr size_t kLambdaSlots = 1024;
   mutable std::array<std::atomic<uint64_t>, kLambdaSlots> lambda_keys{};
   mutable std::array<std::atomic<double>, kLambdaSlots> lambda_values{};
+  // Load of the busiest EP rank over the mean: the routed imbalance, capped
+  // by the job's capacity factor (tokens beyond capacity are dropped).
   double Lambda(const PlanSpec& plan) const;
+  double RoutedLambda(const PlanSpec& plan) const;
   // Layouts of the rank groups on the cluster (step/comm.h).
   step_internal::GroupCache group_cache;
   // Costs of the collectives already met (step/comm.h).
