@@ -283,6 +283,12 @@ Result<JobSpec> BuildJob(const PublishedRun& run, RunSetup* setup) {
                         Has(text, "tp_comm_overlap") || Has(text, "async collective fusion");
   // Token dropping, stated as Megatron-Core's moe_expert_capacity_factor.
   job.capacity_factor = NumberAfter(text, "moe_expert_capacity_factor");
+  // Benchmarks that force-balance the routing (Megatron-Core
+  // --moe-router-force-load-balancing): every EP rank gets the mean load.
+  if (Has(Lower(run.measured.definition), "force-balance") || Has(text, "force-balance") ||
+      Has(text, "force_load_balancing")) {
+    job.moe_imbalance = 1.0;
+  }
   job.balance = BalanceMethod::kAuxLoss;
   // A published run did run: whether a layout fits is judged against the
   // chip's whole HBM, not the planner's safety margin (JobSpec default 5%),

@@ -121,6 +121,9 @@ TEST(RunSetup, StatedFrameworkSettings) {
   EXPECT_FALSE(bridge->job.tp_comm_overlap);
   EXPECT_EQ(bridge->job.capacity_factor, 0.0);
   EXPECT_EQ(bridge->plan.etp, 1);
+  // Its definition says the routing is force-balanced: every EP rank gets the mean load.
+  EXPECT_DOUBLE_EQ(bridge->job.moe_imbalance, 1.0);
+  EXPECT_EQ(grok->job.moe_imbalance, 0.0);  // simulated, then capped by the capacity
 }
 
 TEST(RunText, NumberAfterMarker) {
