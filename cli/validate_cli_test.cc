@@ -103,4 +103,20 @@ TEST(ValidateCli, OverrideMovesOnlyItsFamily) {
   }
 }
 
+TEST(ValidateCli, Fp8RatioOverrideMovesOnlyFp8Runs) {
+  EXPECT_EQ(Occam("--set h100.gemm_fp8_ratio=1.5").status, 2);
+  const auto base = nlohmann::json::parse(Occam("--json", true).out);
+  const auto slow = nlohmann::json::parse(Occam("--set h100.gemm_fp8_ratio=0.5 --json", true).out);
+  auto step = [](const nlohmann::json& report, const std::string& id) {
+    for (const auto& r : report["runs"]) {
+      if (r["id"] == id) return r["predicted_step_time_s"].get<double>();
+    }
+    ADD_FAILURE() << "no run " << id;
+    return 0.0;
+  };
+  const std::string fp8 = "dgxc_gpt3_175b_fp8_128gpu", bf16 = "dgxc_gpt3_175b_bf16_128gpu";
+  EXPECT_GT(step(slow, fp8), step(base, fp8));
+  EXPECT_EQ(step(slow, bf16), step(base, bf16));
+}
+
 }  // namespace

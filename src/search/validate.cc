@@ -153,6 +153,7 @@ void ApplyOverrides(const std::vector<CalibrationOverride>& overrides, const std
     if (o.param == "gemm_efficiency") cluster->chip.gemm_efficiency = o.value;
     if (o.param == "gemm_half_tokens") cluster->chip.gemm_half_tokens = o.value;
     if (o.param == "gemm_half_width") cluster->chip.gemm_half_width = o.value;
+    if (o.param == "gemm_fp8_ratio") cluster->chip.gemm_fp8_ratio = o.value;
     for (TierSpec& t : cluster->tiers) {
       if (o.param == "efficiency" && t.name == o.tier) t.efficiency = o.value;
     }
@@ -258,7 +259,8 @@ Result<CalibrationOverride> ParseCalibrationOverride(std::string_view text) {
   const size_t eq = t.find('=');
   const std::string hint =
       " (expected <family>.gemm_efficiency=V, <family>.gemm_half_tokens=V, "
-      "<family>.gemm_half_width=V or <family>.<tier>.efficiency=V, e.g. "
+      "<family>.gemm_half_width=V, <family>.gemm_fp8_ratio=V or <family>.<tier>.efficiency=V, "
+      "e.g. "
       "h100.gemm_efficiency=0.72)";
   if (eq == std::string::npos) return InvalidInput("--set '" + t + "': no '='" + hint);
   const std::string key = t.substr(0, eq);
@@ -278,7 +280,7 @@ Result<CalibrationOverride> ParseCalibrationOverride(std::string_view text) {
   if (dot != last) o.tier = key.substr(dot + 1, last - dot - 1);
   const bool gemm =
       o.tier.empty() && (o.param == "gemm_efficiency" || o.param == "gemm_half_tokens" ||
-                         o.param == "gemm_half_width");
+                         o.param == "gemm_half_width" || o.param == "gemm_fp8_ratio");
   const bool tier = !o.tier.empty() && o.param == "efficiency";
   if (!gemm && !tier) return InvalidInput("--set '" + t + "': unknown parameter" + hint);
   const bool fraction = o.param != "gemm_half_tokens" && o.param != "gemm_half_width";
