@@ -65,23 +65,38 @@ TEST(JobOptions, MaterialisedScoresCostTimeAndMemory) {
   EXPECT_NEAR(mat.activations - flash.activations, scores, 1e-6 * scores);
 }
 
+// The breakdown item of `axis` whose name contains `what`.
+TimeItem Item(const Estimate& e, const std::string& axis, const std::string& what) {
+  for (const TimeItem& t : e.breakdown) {
+    if (t.axis == axis && t.what.find(what) != std::string::npos) return t;
+  }
+  ADD_FAILURE() << "no " << axis << " item named like '" << what << "'";
+  return {};
+}
+
+// The item of `axis`/`what` in the estimate of `plan`, with `set` applied to the job.
+template <typename Set>
+TimeItem ItemWith(const ModelSpec& model, const ClusterSpec& cluster, JobSpec job,
+                  const std::string& plan, Set set, const std::string& axis,
+                  const std::string& what) {
+  set(job);
+  auto p = ParsePlan(plan);
+  EXPECT_TRUE(p.ok()) << plan;
+  auto e = EstimateStep(model, cluster, job, *p);
+  EXPECT_TRUE(e.ok()) << e.status().message();
+  return e.ok() ? Item(*e, axis, what) : TimeItem{};
+}
+
 TEST(JobOptions, UnoverlappedGradientReductionIsAllExposed) {
   // Llama 3 8B on 64 H100s (8 nodes): the dp reduce-scatter crosses InfiniBand.
-  const ModelSpec model = testing::Llama8B();
   JobSpec job;
   job.seq_len = 4096;
   job.global_batch_seqs = 256;
-  auto plan = ParsePlan("tp=1,pp=1,dp=64,zero=1,mbs=1,recompute=full");
-  ASSERT_TRUE(plan.ok());
   auto grad = [&](bool overlap) {
-    job.overlap_grad_reduce = overlap;
-    auto e = EstimateStep(model, testing::H100Cluster(64), job, *plan);
-    EXPECT_TRUE(e.ok()) << e.status().message();
-    for (const TimeItem& t : e->breakdown) {
-      if (t.axis == "dp" && t.what.find("gradient") != std::string::npos) return t;
-    }
-    ADD_FAILURE() << "no dp gradient item";
-    return TimeItem{};
+    return ItemWith(
+        testing::Llama8B(), testing::H100Cluster(64), job,
+        "tp=1,pp=1,dp=64,zero=1,mbs=1,recompute=full",
+        [&](JobSpec& j) { j.overlap_grad_reduce = overlap; }, "dp", "gradient");
   };
   const TimeItem on = grad(true), off = grad(false);
   EXPECT_GT(on.total.value(), 0.0);
@@ -90,31 +105,20 @@ TEST(JobOptions, UnoverlappedGradientReductionIsAllExposed) {
   EXPECT_LT(on.exposed.value(), 0.5 * on.total.value());
 }
 
-TimeItem TpItem(const Estimate& e) {
-  for (const TimeItem& t : e.breakdown) {
-    if (t.axis == "tp") return t;
-  }
-  ADD_FAILURE() << "no tp item";
-  return {};
-}
-
 TEST(JobOptions, TpCommOverlapLeavesOneChunkInTpExposed) {
   // Llama 3 70B, tp = 8 in one H100 node (catalog cluster): each pass's TP
   // collectives take less time than its GEMMs, so all but 1/tp of them hide.
   // The embedding and head collectives (6 of the 1126 AG/RS-sized transfers
   // per step: 80 layers x 14 + 2 x 3) are not pipelined with a GEMM and stay
   // exposed: at most 1% of the total on top of total / tp.
-  const ModelSpec model = testing::Llama70B();
   JobSpec job;
   job.seq_len = 4096;
   job.global_batch_seqs = 8;
-  auto plan = ParsePlan("tp=8,pp=1,dp=1,zero=1,mbs=1,recompute=full");
-  ASSERT_TRUE(plan.ok());
   auto run = [&](bool overlap) {
-    job.tp_comm_overlap = overlap;
-    auto e = EstimateStep(model, *CatalogCluster("h100", 8), job, *plan);
-    EXPECT_TRUE(e.ok()) << e.status().message();
-    return e.ok() ? TpItem(*e) : TimeItem{};
+    return ItemWith(
+        testing::Llama70B(), *CatalogCluster("h100", 8), job,
+        "tp=8,pp=1,dp=1,zero=1,mbs=1,recompute=full",
+        [&](JobSpec& j) { j.tp_comm_overlap = overlap; }, "tp", "");
   };
   const TimeItem off = run(false), on = run(true);
   EXPECT_DOUBLE_EQ(on.total.value(), off.total.value());
