@@ -12,6 +12,12 @@
 #include "search/run_text.h"
 
 namespace occam::validate {
+
+void Fill(std::vector<std::pair<std::string, std::string>>* filled, std::string field,
+          std::string how) {
+  if (filled != nullptr) filled->emplace_back(std::move(field), std::move(how));
+}
+
 namespace {
 
 // Catalog cluster template and chip for a run's chip_key (see doc/validation.md).
@@ -50,11 +56,6 @@ std::optional<ClusterSpec> PartialDomain(std::string_view tmpl, int64_t chips) {
     return out;
   }
   return std::nullopt;
-}
-
-void Fill(std::vector<std::pair<std::string, std::string>>* filled, std::string field,
-          std::string how) {
-  if (filled != nullptr) filled->emplace_back(std::move(field), std::move(how));
 }
 
 // Tries the catalog model the run names ("Llama 3.1 70B" -> llama-3.1-70b)
@@ -206,46 +207,6 @@ Result<ClusterSpec> BuildCluster(const PublishedRun& run) {
 
 namespace {
 
-// The first year 2000-2099 named in `text` as a whole word, or 0.
-int SourceYear(const std::string& text) {
-  for (size_t i = 0; i + 4 <= text.size(); ++i) {
-    const bool starts = i == 0 || !std::isalnum(static_cast<unsigned char>(text[i - 1]));
-    const bool ends =
-        i + 4 == text.size() || !std::isalnum(static_cast<unsigned char>(text[i + 4]));
-    if (!starts || !ends || text[i] != '2' || text[i + 1] != '0') continue;
-    if (!std::isdigit(static_cast<unsigned char>(text[i + 2])) ||
-        !std::isdigit(static_cast<unsigned char>(text[i + 3]))) {
-      continue;
-    }
-    return std::stoi(text.substr(i, 4));
-  }
-  return 0;
-}
-
-// Attention kernel, dropout and gradient-reduction overlap are never stated
-// by the sources; one policy for all runs, by the source's date.
-// FlashAttention (Dao et al. 2022, arXiv:2205.14135) appeared in May 2022 and
-// reached the training frameworks from 2023, so a run published up to 2022
-// wrote its score matrix to HBM (Korthikanti et al. 2022 Table 1 lists those
-// tensors) and trained with Megatron-LM's default attention and hidden
-// dropout of 0.1 (megatron/arguments.py, --attention-dropout /
-// --hidden-dropout). Its data-parallel all-reduce ran once after the last
-// backward (Megatron-LM's local DDP, allreduce_gradients() in train_step);
-// bucketed overlap came with Megatron-Core's overlap_grad_reduce in 2023.
-// Later runs: the JobSpec defaults.
-void SetAttention(const PublishedRun& run, JobSpec* job, RunSetup* setup) {
-  const int year = SourceYear(run.source);
-  if (year == 0 || year > 2022) return;
-  job->attention = AttentionImpl::kMaterialized;
-  job->dropout = true;
-  const std::string why = " (source dated " + std::to_string(year) + ", before FlashAttention";
-  Fill(&setup->filled, "job.attention", "materialized" + why + " reached training frameworks)");
-  Fill(&setup->filled, "job.dropout", "on, 0.1" + why + "; Megatron-LM's default)");
-  job->overlap_grad_reduce = false;
-  Fill(&setup->filled, "job.overlap_grad_reduce",
-       "false" + why + "; one all-reduce after the last backward)");
-}
-
 // Job: sequence length, global batch and precision (skip when unknowable).
 Result<JobSpec> BuildJob(const PublishedRun& run, RunSetup* setup) {
   JobSpec job;
@@ -274,21 +235,8 @@ Result<JobSpec> BuildJob(const PublishedRun& run, RunSetup* setup) {
     job.precision = Precision::kBf16;
     Fill(&setup->filled, "precision", "bf16 (16-bit mixed precision; not stated)");
   }
-  SetAttention(run, &job, setup);
-  // Stated in the run's notes or parallel.other (Megatron-LM --tp-comm-overlap,
-  // NeMo recipes' tp_comm_overlap, XLA's async collective fusion on TPU):
-  // collectives pipelined with their GEMMs.
-  const std::string text = Lower(run.notes + " " + run.parallel.other.value_or(std::string()));
-  job.tp_comm_overlap = Has(text, "tp-comm-overlap") || Has(text, "tp comm overlap") ||
-                        Has(text, "tp_comm_overlap") || Has(text, "async collective fusion");
-  // Token dropping, stated as Megatron-Core's moe_expert_capacity_factor.
-  job.capacity_factor = NumberAfter(text, "moe_expert_capacity_factor");
-  // Benchmarks that force-balance the routing (Megatron-Core
-  // --moe-router-force-load-balancing): every EP rank gets the mean load.
-  if (Has(Lower(run.measured.definition), "force-balance") || Has(text, "force-balance") ||
-      Has(text, "force_load_balancing")) {
-    job.moe_imbalance = 1.0;
-  }
+  SetDatedDefaults(run, &job, &setup->filled);
+  SetStatedJobSettings(run, &job);
   job.balance = BalanceMethod::kAuxLoss;
   // A published run did run: whether a layout fits is judged against the
   // chip's whole HBM, not the planner's safety margin (JobSpec default 5%),
@@ -311,13 +259,7 @@ Status BuildPlan(const PublishedRun& run, RunSetup* s) {
   if (moe) {
     plan.ep = p.ep.value_or(1);
     s->open.ep = !p.ep;
-    // Experts split over the attention's tp group: Megatron-Core's default
-    // when expert_tensor_parallel_size is unset (parallel_state.py), stated in
-    // parallel.other for runs that relied on it; otherwise etp = 1 (recipes
-    // with MoE parallel folding set it explicitly).
-    if (Has(Lower(p.other.value_or(std::string())), "expert tensor parallel = tp")) {
-      plan.etp = plan.tp;
-    }
+    if (StatesExpertTpEqualsTp(run)) plan.etp = plan.tp;
   } else if (p.ep && *p.ep > 1) {
     return InvalidInput("parallel.ep > 1 for a dense model");
   }

@@ -63,6 +63,23 @@ Result<ModelSpec> BuildModel(const PublishedRun& run,
 // structure the source describes).
 Result<ClusterSpec> BuildCluster(const PublishedRun& run);
 
+// Records a value chosen by interpretation or convention (null: ignored).
+void Fill(std::vector<std::pair<std::string, std::string>>* filled, std::string field,
+          std::string how);
+
+// Framework settings (src/search/run_framework.cc, doc/validation.md): the
+// first year 2000-2099 named in `text` as a whole word, or 0; the defaults
+// of pre-2023 frameworks for sources dated up to 2022 (attention kernel,
+// dropout, gradient-reduction overlap), recorded in `filled`; the settings a
+// run states in its notes, parallel.other or metric definition (TP comm
+// overlap, capacity factor, forced balance); and whether it states that the
+// experts are split over the tp group.
+int SourceYear(const std::string& text);
+void SetDatedDefaults(const PublishedRun& run, JobSpec* job,
+                      std::vector<std::pair<std::string, std::string>>* filled);
+void SetStatedJobSettings(const PublishedRun& run, JobSpec* job);
+bool StatesExpertTpEqualsTp(const PublishedRun& run);
+
 // Everything above. An error's message is the run's skip reason.
 Result<RunSetup> BuildRunSetup(const PublishedRun& run);
 
