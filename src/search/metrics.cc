@@ -91,6 +91,20 @@ double SourceFlopsPerToken(const ModelSpec& model, int64_t seq_len, const FlopsC
          conv.head_passes * head;
 }
 
+double ReportedTokensPerSecondPerChip(const PublishedRun& run) {
+  if (run.measured.kind != MetricKind::kTflopsPerChip && run.measured.kind != MetricKind::kMfuPct) {
+    return 0;
+  }
+  for (const auto& [key, value] : run.measured.extra) {
+    if ((key == "tokens_per_s_per_gpu" || key == "tokens_per_s_per_device" ||
+         key == "tokens_per_s_per_chip") &&
+        value > 0) {
+      return value;
+    }
+  }
+  return 0;
+}
+
 double MetricFromStepTime(MetricKind kind, double step_time_s, double tokens_per_step,
                           double flops_per_token, int64_t chips, double peak_flops_per_s) {
   const double n = static_cast<double>(chips);

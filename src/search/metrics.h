@@ -43,4 +43,11 @@ double SourceFlopsPerToken(const ModelSpec& model, int64_t seq_len, const FlopsC
 double MetricFromStepTime(MetricKind kind, double step_time_s, double tokens_per_step,
                           double flops_per_token, int64_t chips, double peak_flops_per_s);
 
+// Tokens/s per chip the source reports beside a FLOP-based metric
+// (measured.extra tokens_per_s_per_gpu / _per_device / _per_chip), or 0. The
+// ratio of the two is the source's own FLOP count per token (its MFU peak
+// included), so the prediction converts through it, and no FLOP convention
+// has to be assumed: predicted = measured x predicted tokens/s / reported tokens/s.
+double ReportedTokensPerSecondPerChip(const PublishedRun& run);
+
 }  // namespace occam::validate

@@ -112,5 +112,21 @@ TEST(Metrics, ConversionsFromStepTime) {
       100 * 2.0 / 3600 * 1e12 / 1e6);
 }
 
+TEST(Metrics, ReportedTokensPerSecondBesideAFlopMetric) {
+  PublishedRun r;
+  r.measured.kind = MetricKind::kTflopsPerChip;
+  r.measured.value = 205;
+  EXPECT_EQ(ReportedTokensPerSecondPerChip(r), 0.0);  // none reported
+  r.measured.extra = {{"training_days_300B_tokens", 90}, {"tokens_per_s_per_gpu", 8901}};
+  EXPECT_EQ(ReportedTokensPerSecondPerChip(r), 8901.0);
+  r.measured.extra = {{"tokens_per_s_per_device", 692}};
+  EXPECT_EQ(ReportedTokensPerSecondPerChip(r), 692.0);
+  // Not for metrics that are already throughput or time.
+  r.measured.kind = MetricKind::kTokensPerSPerChip;
+  EXPECT_EQ(ReportedTokensPerSecondPerChip(r), 0.0);
+  r.measured.kind = MetricKind::kStepTimeS;
+  EXPECT_EQ(ReportedTokensPerSecondPerChip(r), 0.0);
+}
+
 }  // namespace
 }  // namespace occam::validate

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -233,10 +234,21 @@ RunValidation ValidateOne(const PublishedRun& run, const ValidateOptions& option
   const double peak = (conv.fp8_peak ? s.cluster.chip.peak_fp8 : s.cluster.chip.peak_bf16).value();
   const double tokens = static_cast<double>(s.job.global_batch_tokens());
   const double fpt = validate::SourceFlopsPerToken(s.model, s.job.seq_len, conv);
-  const double pred =
-      validate::MetricFromStepTime(run.measured.kind, t, tokens, fpt, run.n_chips, peak);
-  if (run.measured.kind != MetricKind::kStepTimeS &&
-      run.measured.kind != MetricKind::kTokensPerSPerChip) {
+  double pred = validate::MetricFromStepTime(run.measured.kind, t, tokens, fpt, run.n_chips, peak);
+  if (const double reported = validate::ReportedTokensPerSecondPerChip(run); reported > 0) {
+    const double predicted_tokens = tokens / (t * static_cast<double>(run.n_chips));
+    pred = run.measured.value * predicted_tokens / reported;
+    std::string how = "the source's own: its " + std::string(MetricKindName(run.measured.kind)) +
+                      " over its tokens/s per chip";
+    if (run.measured.kind == MetricKind::kTflopsPerChip) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, " (%.1f GFLOP per token)",
+                    1e3 * run.measured.value / reported);
+      how += buf;
+    }
+    out.filled.emplace_back("flops_convention", how);
+  } else if (run.measured.kind != MetricKind::kStepTimeS &&
+             run.measured.kind != MetricKind::kTokensPerSPerChip) {
     out.filled.emplace_back("flops_convention", conv.description);
   }
   out.predicted = pred;

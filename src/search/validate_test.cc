@@ -70,6 +70,21 @@ TEST(ValidateGate, KorthikantiMeanStepTimeError) {
   EXPECT_LE(r.korthikanti->mean, kMaxKorthikantiMeanError);
 }
 
+TEST(ValidateGate, ReportedTokensPerSecondSetTheFlopCount) {
+  // Megatron-Bridge Qwen3-30B-A3B states 205 TFLOP/s and 8901 tokens/s per GPU
+  // (16 GPUs, 1024 x 4096 tokens per step): the prediction converts through
+  // their ratio, so its relative error is that of tokens/s.
+  const ValidationReport& r = Report();
+  for (const RunValidation& v : r.runs) {
+    if (v.id != "mbridge_2604_h100_qwen3_30b_16gpu") continue;
+    ASSERT_TRUE(v.predicted.has_value());
+    const double tokens_per_s = 1024.0 * 4096 / (v.predicted_step_time_s * 16);
+    EXPECT_NEAR(*v.predicted, 205 * tokens_per_s / 8901, 1e-9 * *v.predicted);
+    return;
+  }
+  ADD_FAILURE() << "run not found";
+}
+
 TEST(ValidateGate, HeldOutSplitIsDeterministicAndAboutAQuarter) {
   const ValidationReport& r = Report();
   int64_t held = 0;
