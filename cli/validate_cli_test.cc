@@ -105,6 +105,7 @@ TEST(ValidateCli, OverrideMovesOnlyItsFamily) {
 
 TEST(ValidateCli, Fp8RatioOverrideMovesOnlyFp8Runs) {
   EXPECT_EQ(Occam("--set h100.gemm_fp8_ratio=1.5").status, 2);
+  EXPECT_EQ(Occam("--set h100.moe_dispatch_host_ms=-1").status, 2);
   const auto base = nlohmann::json::parse(Occam("--json", true).out);
   const auto slow = nlohmann::json::parse(Occam("--set h100.gemm_fp8_ratio=0.5 --json", true).out);
   auto step = [](const nlohmann::json& report, const std::string& id) {

@@ -15,6 +15,7 @@ Each family's runs depend only on that family's parameters, so one `occam
 validate --json` call evaluates one grid point for every family at once.
 
 Usage: dev/fit_calibration.py [--occam build/occam] [--runs FILE] [--jobs N]
+       dev/fit_calibration.py --moe-host h100   (the MoE dispatch host time alone)
 Python 3 standard library only. Prints the fitted values; copy them into
 data/calibration.yaml with a comment naming the runs they were fitted on.
 """
@@ -92,7 +93,13 @@ def main():
     ap.add_argument("--constraint", action="append", default=[], metavar="PREFIX=MAX",
                     help="reject grid points where the fitted runs whose id starts with "
                          "PREFIX have a mean |error| above MAX (e.g. an acceptance bound)")
+    ap.add_argument("--moe-host", metavar="FAMILY",
+                    help="fit only FAMILY.moe_dispatch_host_ms (0-8 ms in 0.25 ms steps) on the "
+                         "family's fitted MoE runs, GEMM values as in data/calibration.yaml")
     args = ap.parse_args()
+    if args.moe_host:
+        fit_moe_host(args)
+        return
     constraints = [(c.split("=")[0], float(c.split("=")[1])) for c in args.constraint]
 
     base = run_occam(args.occam, args.runs, [])
@@ -157,6 +164,30 @@ def main():
     fine = search(fine_point, len(fine_grid))
     best = {f: min(coarse[f], fine[f]) for f in families}
     report(args, base, families, best)
+
+
+def fit_moe_host(args):
+    """One-parameter fit: the host time per MoE layer forward after the
+    dispatcher's device-to-host sync (doc/cost-model.md section 6). Objective:
+    median |error| over the family's fitted MoE runs (mean breaks ties); the
+    held-out MoE runs are printed, never used."""
+    fam = args.moe_host
+    grid = [0.25 * i for i in range(33)]
+
+    def one(ms):
+        runs = run_occam(args.occam, args.runs, [(f"{fam}.moe_dispatch_host_ms", ms)])
+        moe = [r for r in runs if r["family"] == fam and r["moe"] and r["rel_error"] is not None]
+        fit = [abs(r["rel_error"]) for r in moe if not r["held_out"]]
+        held = [abs(r["rel_error"]) for r in moe if r["held_out"]]
+        return ms, fit, held
+
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        results = list(pool.map(one, grid))
+    ms, fit, held = min(results, key=lambda x: loss(x[1]))
+    before = results[0][1]
+    print(f"{fam}.moe_dispatch_host_ms = {ms:.2f}: {len(fit)} fitted MoE runs, median "
+          f"{100 * statistics.median(before):.1f}% -> {100 * statistics.median(fit):.1f}%; "
+          f"held-out MoE runs: " + ", ".join(f"{100 * e:.1f}%" for e in held))
 
 
 def report(args, base, families, best):

@@ -102,6 +102,11 @@ struct ChipSpec {
   // GEMM width (smallest non-token dimension, after tp/etp division) at
   // which half of the plateau is reached; 0 = no width penalty.
   double gemm_half_width = 0;
+  // Host time per MoE layer forward that the device waits for: the dropless
+  // token dispatcher synchronises device and host to size its all-to-all
+  // (Megatron-Core token_dispatcher.py cuda_sync_point), so the kernels the
+  // host launches after it are not queued ahead. Seconds; 0 = none.
+  double moe_dispatch_host_s = 0;
 };
 
 // -------------------------------------------------------------- cluster ---

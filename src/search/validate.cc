@@ -155,6 +155,7 @@ void ApplyOverrides(const std::vector<CalibrationOverride>& overrides, const std
     if (o.param == "gemm_half_tokens") cluster->chip.gemm_half_tokens = o.value;
     if (o.param == "gemm_half_width") cluster->chip.gemm_half_width = o.value;
     if (o.param == "gemm_fp8_ratio") cluster->chip.gemm_fp8_ratio = o.value;
+    if (o.param == "moe_dispatch_host_ms") cluster->chip.moe_dispatch_host_s = o.value / 1e3;
     for (TierSpec& t : cluster->tiers) {
       if (o.param == "efficiency" && t.name == o.tier) t.efficiency = o.value;
     }
@@ -292,10 +293,12 @@ Result<CalibrationOverride> ParseCalibrationOverride(std::string_view text) {
   if (dot != last) o.tier = key.substr(dot + 1, last - dot - 1);
   const bool gemm =
       o.tier.empty() && (o.param == "gemm_efficiency" || o.param == "gemm_half_tokens" ||
-                         o.param == "gemm_half_width" || o.param == "gemm_fp8_ratio");
+                         o.param == "gemm_half_width" || o.param == "gemm_fp8_ratio" ||
+                         o.param == "moe_dispatch_host_ms");
   const bool tier = !o.tier.empty() && o.param == "efficiency";
   if (!gemm && !tier) return InvalidInput("--set '" + t + "': unknown parameter" + hint);
-  const bool fraction = o.param != "gemm_half_tokens" && o.param != "gemm_half_width";
+  const bool fraction = o.param != "gemm_half_tokens" && o.param != "gemm_half_width" &&
+                        o.param != "moe_dispatch_host_ms";
   if (!std::isfinite(o.value) || o.value < 0 || (fraction && (o.value <= 0 || o.value > 1))) {
     return InvalidInput("--set '" + t +
                         "': out of range (efficiencies in (0, 1], half_tokens and "

@@ -15,8 +15,8 @@ namespace {
 
 // Gate thresholds (fractions): achieved median / p90 / Korthikanti mean,
 // rounded up. See doc/validation.md § "Results".
-constexpr double kMaxMedianError = 0.060;
-constexpr double kMaxP90Error = 0.270;
+constexpr double kMaxMedianError = 0.055;
+constexpr double kMaxP90Error = 0.210;
 constexpr double kMaxKorthikantiMeanError = 0.0365;  // the acceptance bound
 constexpr int64_t kMaxSkipped = 11;
 

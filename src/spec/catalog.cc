@@ -139,13 +139,16 @@ Status ApplyCalibration(ChipSpec& chip) {
   auto apply = [&chip](const Node& entry) -> Status {
     OCCAM_RETURN_IF_ERROR(
         entry.CheckKeys({"efficiency", "efficiency_source", "half_tokens", "half_tokens_source",
-                         "fp8_ratio", "fp8_ratio_source", "half_width", "half_width_source"}));
+                         "fp8_ratio", "fp8_ratio_source", "half_width", "half_width_source",
+                         "moe_dispatch_host_ms", "moe_dispatch_host_ms_source"}));
     if (entry.Has("efficiency") != entry.Has("efficiency_source") ||
         entry.Has("half_tokens") != entry.Has("half_tokens_source") ||
         entry.Has("fp8_ratio") != entry.Has("fp8_ratio_source") ||
-        entry.Has("half_width") != entry.Has("half_width_source")) {
+        entry.Has("half_width") != entry.Has("half_width_source") ||
+        entry.Has("moe_dispatch_host_ms") != entry.Has("moe_dispatch_host_ms_source")) {
       return entry.Error("efficiency",
-                         "half_tokens, half_width and fp8_ratio each need a *_source");
+                         "half_tokens, half_width, fp8_ratio and moe_dispatch_host_ms each need a "
+                         "*_source");
     }
     OCCAM_ASSIGN_OR_RETURN(chip.gemm_efficiency, entry.Number("efficiency", chip.gemm_efficiency));
     OCCAM_ASSIGN_OR_RETURN(chip.gemm_half_tokens,
@@ -156,6 +159,12 @@ Status ApplyCalibration(ChipSpec& chip) {
     if (!(chip.gemm_fp8_ratio > 0 && chip.gemm_fp8_ratio <= 1)) {
       return entry.Error("fp8_ratio", "must be in (0, 1] (FP8 plateau / BF16 plateau)");
     }
+    OCCAM_ASSIGN_OR_RETURN(double host_ms,
+                           entry.Number("moe_dispatch_host_ms", chip.moe_dispatch_host_s * 1e3));
+    if (!(host_ms >= 0 && host_ms <= 1000)) {
+      return entry.Error("moe_dispatch_host_ms", "must be in [0, 1000] milliseconds");
+    }
+    chip.moe_dispatch_host_s = host_ms / 1e3;
     return Status::Ok();
   };
   OCCAM_ASSIGN_OR_RETURN(Node def, gemm.Object("default"));

@@ -186,6 +186,12 @@ void AddAssumptions(Estimate& e, const StepModel::Impl& impl, const PlanSpec& pl
                   : "attention: materialized score matrix (full s x s per head, written to HBM)");
   a.push_back(impl.job.dropout ? "dropout: attention and hidden dropout (masks stored)"
                                : "dropout: none");
+  if (impl.model.moe && plan.ep > 1 && impl.cluster.chip.moe_dispatch_host_s > 0) {
+    a.push_back(
+        fmt::format("ep all-to-all includes {:.3g} ms of host time per MoE layer forward after the "
+                    "dispatcher's device-to-host sync (calibration moe_dispatch_host_ms)",
+                    impl.cluster.chip.moe_dispatch_host_s * 1e3));
+  }
   if (impl.job.tp_comm_overlap && plan.tp > 1) {
     a.push_back("tensor-parallel collectives pipelined with their GEMMs (1/tp of each exposed)");
   }

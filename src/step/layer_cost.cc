@@ -159,7 +159,11 @@ void AddEp(const PlanContext& c, const BlockWork& b, Seg& s, Hide& h) {
   const double disp_b = c.job->precision == Precision::kFp8 ? 1.0 : kAct;
   const double disp = c.Comm(CollectiveOp::kAllToAll, copies * disp_b, c.groups.ep, o).seconds;
   const double comb = c.Comm(CollectiveOp::kAllToAll, copies * kAct, c.groups.ep, o).seconds;
-  const double f = disp + comb, bw = 2 * comb;  // backward: two BF16 all-to-alls
+  // The dispatcher's device-to-host sync before the forward all-to-all: the
+  // host time after it is exposed unless another pass's kernels are queued
+  // (paired passes below). The backward reuses the forward's split sizes.
+  const double host = c.cluster->chip.moe_dispatch_host_s;
+  const double f = disp + comb + host, bw = 2 * comb;  // backward: two BF16 all-to-alls
   const double rec = c.plan->recompute == Recompute::kFull ? f : 0.0;
   s.total[kAxEp] += f + bw + rec;
   if (c.dual || c.a2a) {
