@@ -14,8 +14,8 @@ namespace occam {
 double StepModel::Impl::Lambda(const PlanSpec& plan) const {
   const double routed = RoutedLambda(plan);
   // Token dropping (GShard arXiv:2006.16668 §2.2, Switch Transformer
-  // arXiv:2101.03961 §2.2): an expert takes at
-  // most capacity_factor x its mean share, so no rank computes or receives more.
+  // arXiv:2101.03961 §2.2): an expert takes at most capacity_factor x its
+  // mean share, so no rank computes or receives more.
   return job.capacity_factor > 0 ? std::min(routed, job.capacity_factor) : routed;
 }
 
