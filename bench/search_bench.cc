@@ -80,8 +80,10 @@ BENCHMARK(BM_SearchScaling)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
-// One layout: the planner's inner loop.
-void BM_EvaluateQuick(benchmark::State& state) {
+// One layout evaluated again and again by `evaluate` (a StepModel method):
+// arg 0 a 1F1B layout, arg 1 a DualPipeV one.
+template <typename Evaluate>
+void EvaluateLayout(benchmark::State& state, Evaluate evaluate) {
   const Setup s = Make("deepseek-v3", "h800", 2048);
   auto step = StepModel::Create(s.model, s.cluster, s.job);
   if (!step.ok()) {
@@ -91,24 +93,20 @@ void BM_EvaluateQuick(benchmark::State& state) {
   auto plan = ParsePlan(state.range(0) == 0
                             ? "tp=1,pp=16,dp=128,ep=64,zero=1,mbs=1,schedule=1f1b"
                             : "tp=1,pp=8,vpp=2,dp=256,ep=32,zero=1,mbs=2,schedule=dualpipev");
-  for (auto _ : state) benchmark::DoNotOptimize(step->EvaluateQuick(*plan));
+  for (auto _ : state) benchmark::DoNotOptimize(evaluate(*step, *plan));
   state.SetItemsProcessed(state.iterations());
+}
+
+// One layout: the planner's inner loop.
+void BM_EvaluateQuick(benchmark::State& state) {
+  EvaluateLayout(state, [](const StepModel& m, const PlanSpec& p) { return m.EvaluateQuick(p); });
 }
 BENCHMARK(BM_EvaluateQuick)->Arg(0)->Arg(1);
 
 // The planner's ranking pass: the same layouts with the pipeline's closed forms.
 void BM_EvaluateClosedForm(benchmark::State& state) {
-  const Setup s = Make("deepseek-v3", "h800", 2048);
-  auto step = StepModel::Create(s.model, s.cluster, s.job);
-  if (!step.ok()) {
-    state.SkipWithError(step.status().message().c_str());
-    return;
-  }
-  auto plan = ParsePlan(state.range(0) == 0
-                            ? "tp=1,pp=16,dp=128,ep=64,zero=1,mbs=1,schedule=1f1b"
-                            : "tp=1,pp=8,vpp=2,dp=256,ep=32,zero=1,mbs=2,schedule=dualpipev");
-  for (auto _ : state) benchmark::DoNotOptimize(step->EvaluateClosedForm(*plan));
-  state.SetItemsProcessed(state.iterations());
+  EvaluateLayout(state,
+                 [](const StepModel& m, const PlanSpec& p) { return m.EvaluateClosedForm(p); });
 }
 BENCHMARK(BM_EvaluateClosedForm)->Arg(0)->Arg(1);
 

@@ -24,14 +24,26 @@ void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 namespace occam {
 namespace {
 
+// One cluster of each collective model: switched tiers, an AMD mesh, a torus.
+struct Clusters {
+  ClusterSpec hgx = testing::HgxCluster(4096, 450, 50, 0.82, 7.0, 1024);
+  ClusterSpec mesh = testing::Mi300xCluster(64);
+  ClusterSpec torus = testing::TorusCluster({16, 16, 16}, {true, true, true}, 100, 2);
+};
+
+// Top-8, node-limited expert dispatch with some imbalance.
+CollectiveOptions ExpertRouting() {
+  CollectiveOptions o;
+  o.top_k = 8;
+  o.max_units_per_token = 4;
+  o.imbalance = 1.2;
+  return o;
+}
+
 TEST(CollectiveAllocation, EstimateCollectiveAllocatesNothing) {
-  const ClusterSpec hgx = testing::HgxCluster(4096, 450, 50, 0.82, 7.0, 1024);
-  const ClusterSpec mesh = testing::Mi300xCluster(64);
-  const ClusterSpec torus = testing::TorusCluster({16, 16, 16}, {true, true, true}, 100, 2);
-  CollectiveOptions expert;
-  expert.top_k = 8;
-  expert.max_units_per_token = 4;
-  expert.imbalance = 1.2;
+  const Clusters k;
+  const ClusterSpec &hgx = k.hgx, &mesh = k.mesh, &torus = k.torus;
+  const CollectiveOptions expert = ExpertRouting();
   const long before = g_allocations.load();
   double sink = 0;
   for (CollectiveOp op :
@@ -50,13 +62,9 @@ TEST(CollectiveAllocation, EstimateCollectiveAllocatesNothing) {
 // A prepared group gives the same cost as the group itself (the planner
 // prepares each group once), without allocating.
 TEST(CollectiveAllocation, PreparedGroupMatchesGroupAndAllocatesNothing) {
-  const ClusterSpec hgx = testing::HgxCluster(4096, 450, 50, 0.82, 7.0, 1024);
-  const ClusterSpec mesh = testing::Mi300xCluster(64);
-  const ClusterSpec torus = testing::TorusCluster({16, 16, 16}, {true, true, true}, 100, 2);
-  CollectiveOptions expert;
-  expert.top_k = 8;
-  expert.max_units_per_token = 4;
-  expert.imbalance = 1.2;
+  const Clusters k;
+  const ClusterSpec &hgx = k.hgx, &mesh = k.mesh, &torus = k.torus;
+  const CollectiveOptions expert = ExpertRouting();
   int compared = 0;
   for (const ClusterSpec* c : {&hgx, &mesh, &torus}) {
     for (RankGroup g :

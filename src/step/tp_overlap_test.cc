@@ -9,30 +9,18 @@
 #include "cost/test_models.h"
 #include "occam/collective.h"
 #include "occam/step.h"
+#include "step/test_fixtures.h"
 
 namespace occam {
 namespace {
 
-// One 8-GPU NVLink node: every tp group lives on it.
+// One 8-GPU NVLink node (the shared H100 test cluster): every tp group lives
+// on it. Large-message plateau from about a 2 MB ring step, as the catalog's
+// NVLink tiers: the hidden collectives are then well shorter than the
+// backward GEMMs.
 ClusterSpec Node() {
-  ClusterSpec c;
-  c.name = "node-test";
-  c.chip.key = "h100";
-  c.chip.peak_bf16 = TFlops(989.4);
-  c.chip.peak_fp8 = TFlops(1978.9);
-  c.chip.hbm = GB(80);
-  c.chip.hbm_bandwidth = GBps(3350);
-  c.num_chips = 8;
-  TierSpec nvlink;
-  nvlink.name = "nvlink";
-  nvlink.kind = TierKind::kSwitch;
-  nvlink.size = 8;
-  nvlink.bandwidth = GBps(450);
-  nvlink.latency = Microseconds(3);
-  // Large-message plateau from about a 2 MB ring step, as the catalog's NVLink
-  // tiers: the hidden collectives are then well shorter than the backward GEMMs.
-  nvlink.half_bandwidth_bytes = Bytes(2e6);
-  c.tiers = {nvlink};
+  ClusterSpec c = testing::H100Cluster(8);
+  c.tiers[0].half_bandwidth_bytes = Bytes(2e6);
   return c;
 }
 
