@@ -20,7 +20,7 @@ namespace {
 struct SearchFlags {
   int64_t top = 20;
   double simplest_within = 0.03;
-  double pp_threshold = 0.03;
+  double pp_threshold = kPpErrorBand;
   std::string fix;
   int64_t max_tp = 0;
   bool no_pp = false;
@@ -36,7 +36,7 @@ void AddSearchFlags(CLI::App& cmd, SearchFlags& f) {
                  "simplest layout within this fraction of the best step time (default 0.03)");
   cmd.add_option("--pp-threshold", f.pp_threshold,
                  "PP is needed when the best layout without it is slower by more than this "
-                 "fraction (default 0.03)");
+                 "fraction (default: occam's out-of-sample error band, doc/validation.md)");
 }
 
 Result<SearchOptions> BuildOptions(const SearchFlags& f) {

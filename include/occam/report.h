@@ -98,6 +98,10 @@ std::string PlacementName(const PlanSpec& plan);
 std::string ValidateText(const ValidationReport& report, bool verbose);
 // {"runs": [...], "summary": {...}}; keys in doc/json-output.md § validate.
 std::string ValidateJson(const ValidationReport& report);
+// `validate --cv source`: out-of-sample errors first, in-sample (`in`, the
+// same runs under the catalog calibration) beside them.
+std::string ValidateCvText(const CrossValidationReport& cv, const ValidationReport& in);
+std::string ValidateCvJson(const CrossValidationReport& cv, const ValidationReport& in);
 
 // ---- occam list (section owned by the spec work) ----
 

@@ -131,7 +131,7 @@ Result<ChipSpec> ReadChip(const Node& n) {
 }
 
 // data/calibration.yaml: gemm.default, then gemm.chips.<key> overrides.
-Status ApplyCalibration(ChipSpec& chip) {
+Status ApplyCalibration(ChipSpec& chip, bool own_entry) {
   OCCAM_ASSIGN_OR_RETURN(std::string_view text, Embedded(kCalibrationFile));
   OCCAM_ASSIGN_OR_RETURN(nlohmann::json doc, ParseDocument(text, kCalibrationFile));
   const Node root(doc, std::string(kCalibrationFile), "");
@@ -170,7 +170,7 @@ Status ApplyCalibration(ChipSpec& chip) {
   OCCAM_ASSIGN_OR_RETURN(Node def, gemm.Object("default"));
   OCCAM_RETURN_IF_ERROR(apply(def));
   OCCAM_ASSIGN_OR_RETURN(Node chips, gemm.Object("chips"));
-  if (chips.Has(chip.key)) {
+  if (own_entry && chips.Has(chip.key)) {
     OCCAM_ASSIGN_OR_RETURN(Node entry, chips.Object(chip.key));
     OCCAM_RETURN_IF_ERROR(apply(entry));
   }
@@ -178,6 +178,17 @@ Status ApplyCalibration(ChipSpec& chip) {
 }
 
 }  // namespace spec
+
+Result<ChipSpec> PriorCalibration(const ChipSpec& chip) {
+  ChipSpec prior;
+  OCCAM_RETURN_IF_ERROR(spec::ApplyCalibration(prior, /*own_entry=*/false));
+  ChipSpec out = chip;
+  out.gemm_efficiency = prior.gemm_efficiency;
+  out.gemm_half_tokens = prior.gemm_half_tokens;
+  out.gemm_half_width = prior.gemm_half_width;
+  out.moe_dispatch_host_s = prior.moe_dispatch_host_s;
+  return out;
+}
 
 std::vector<std::string> CatalogModelNames() {
   std::vector<std::string> names;
