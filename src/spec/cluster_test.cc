@@ -262,7 +262,7 @@ TEST(ClusterParse, PhysicalValuesHaveRanges) {
   }
   const std::string flops = ClusterError(
       Replace(kClusterYaml, "chip: h100", "chip: {bf16_tflops: 1e-300, hbm_gb: 80, hbm_tbps: 3}"));
-  EXPECT_NE(flops.find("cluster.chip.bf16_tflops must be in [0.1, 100000] (got 1e-300)"),
+  EXPECT_NE(flops.find("cluster.chip.bf16_tflops must be in [0.001, 1000000] (got 1e-300)"),
             std::string::npos)
       << flops;
 }

@@ -263,11 +263,13 @@ Result<int64_t> AsInt(const json& v, const std::string& origin, const std::strin
     return InvalidInput(Prefix(origin) + "key '" + path + "' must be an integer (got " +
                         DescribeValue(v) + ")");
   };
-  if (v.is_number_integer()) return v.get<int64_t>();
+  // is_number_integer() is true for unsigned values too: test unsigned first,
+  // or 2^63 would wrap to a negative number.
   if (v.is_number_unsigned()) {
     if (v.get<uint64_t>() > (uint64_t{1} << 62)) return fail();
     return static_cast<int64_t>(v.get<uint64_t>());
   }
+  if (v.is_number_integer()) return v.get<int64_t>();
   if (v.is_number_float()) {
     const double d = v.get<double>();
     if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 4.6e18) {

@@ -28,10 +28,10 @@ struct RangeRule {
 // Reasons: doc/input-formats.md § Ranges. Units are those of the file keys.
 constexpr std::array kRules = {
     RangeRule{"cluster.num_chips", 1, double(kMaxChips), false},
-    RangeRule{"cluster.chip.bf16_tflops", 0.1, 1e5, false},
-    RangeRule{"cluster.chip.fp8_tflops", 0.1, 1e5, false},
+    RangeRule{"cluster.chip.bf16_tflops", 1e-3, 1e6, false},
+    RangeRule{"cluster.chip.fp8_tflops", 1e-3, 1e6, false},
     RangeRule{"cluster.chip.hbm_gb", 1, 1e5, false},
-    RangeRule{"cluster.chip.hbm_tbps", 0.01, 1e3, false},
+    RangeRule{"cluster.chip.hbm_tbps", 1e-4, 1e4, false},
     RangeRule{"cluster.chip.gemm_efficiency", 0.01, 1, false},
     RangeRule{"cluster.chip.gemm_half_tokens", 0, 1e6, false},
     RangeRule{"cluster.tiers[].size", 1, double(kMaxChips), false},
