@@ -66,6 +66,10 @@ Result<ClusterSpec> LoadCluster(const std::string& arg, int64_t chips) {
     }
     return CatalogCluster(arg, chips);
   }
+  if (chips < 0) {
+    return InvalidInput("--chips must be >= 1 (got " + std::to_string(chips) +
+                        "); omit it to use the cluster file's num_chips");
+  }
   OCCAM_ASSIGN_OR_RETURN(std::string text, ReadInputFile(arg));
   OCCAM_ASSIGN_OR_RETURN(ClusterSpec cluster, ParseCluster(text, arg));
   if (chips > 0 && chips != cluster.num_chips) {
