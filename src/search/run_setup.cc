@@ -43,7 +43,12 @@ std::optional<TierSpec> DcnTierOf(std::string_view tmpl, int64_t chips) {
 
 // Fewer chips than one scale-up domain (64 GPUs of a 72-GPU NVL72 rack): the
 // template's smallest cluster whose first domain holds them, cut to `chips`.
+// Only counts below kMaxPartialChips are tried: no template's first domain is
+// larger (the largest, a tpu-v7 slice, holds 9,216), and the loop re-reads the
+// template once per candidate.
+constexpr int64_t kMaxPartialChips = 16384;
 std::optional<ClusterSpec> PartialDomain(std::string_view tmpl, int64_t chips) {
+  if (chips >= kMaxPartialChips) return std::nullopt;
   for (int64_t n = chips + 1; n <= 2 * chips; ++n) {
     auto c = CatalogCluster(tmpl, n);
     if (!c.ok()) continue;

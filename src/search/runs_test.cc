@@ -126,3 +126,53 @@ TEST(Runs, MetricKindNamesRoundTrip) {
 
 }  // namespace
 }  // namespace occam
+
+// Issue 19: hostile run files end in a message, bounded in time and memory.
+namespace occam {
+namespace {
+
+std::string ErrorOfRuns(const std::string& text) {
+  auto runs = ParseRuns(text, "r.json");
+  EXPECT_FALSE(runs.ok());
+  return runs.ok() ? "" : runs.status().message();
+}
+
+TEST(RunsHostile, NumberBeyondADoubleIsAMessage) {
+  EXPECT_NE(ErrorOfRuns("[1e999]").find("r.json: not valid JSON"), std::string::npos);
+  std::string text = EditedFirstRun([](nlohmann::json&) {});
+  text.insert(text.size() - 1, ", 1e999");  // a valid run, then the overflow
+  EXPECT_NE(ErrorOfRuns(text).find("not valid JSON"), std::string::npos);
+}
+
+TEST(RunsHostile, RunCountIsBoundedBeforeAnyRunIsRead) {
+  std::string text = "[";
+  for (int i = 0; i < 10001; ++i) text += "0,";
+  text.back() = ']';
+  EXPECT_NE(ErrorOfRuns(text).find("holds at most 10000"), std::string::npos);
+  EXPECT_NE(ErrorOfRuns(std::string((16u << 20) + 1, ' ')).find("16 MiB"), std::string::npos);
+}
+
+TEST(RunsHostile, ChipCountIsBounded) {
+  const std::string text =
+      EditedFirstRun([](nlohmann::json& r) { r["n_chips"] = (int64_t{1} << 24) + 8; });
+  EXPECT_NE(ErrorOfRuns(text).find("[0].n_chips must be in [1, 2^24]"), std::string::npos);
+}
+
+TEST(RunsHostile, IntegerAbove2To63IsEchoedAsWritten) {
+  const std::string text =
+      EditedFirstRun([](nlohmann::json& r) { r["n_chips"] = uint64_t{1} << 63; });
+  const std::string msg = ErrorOfRuns(text);
+  EXPECT_NE(msg.find("9223372036854775808"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find("-9223372036854775808"), std::string::npos) << msg;
+}
+
+TEST(RunsHostile, HugeKeyIsEchoedShort) {
+  const std::string key(1u << 20, 'k');
+  const std::string text = EditedFirstRun([&](nlohmann::json& r) { r[key] = 1; });
+  const std::string msg = ErrorOfRuns(text);
+  EXPECT_LT(msg.size(), 1024u);
+  EXPECT_NE(msg.find("(1048576 bytes)"), std::string::npos) << msg.substr(0, 200);
+}
+
+}  // namespace
+}  // namespace occam

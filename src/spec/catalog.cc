@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "occam/message.h"
 #include "occam/spec.h"
 #include "spec/cluster_formats.h"
 #include "spec/doc.h"
@@ -204,7 +205,7 @@ Result<ModelSpec> CatalogModel(std::string_view name) {
     model.name = std::string(name);
     return model;
   }
-  return NotFound("no built-in model '" + std::string(name) +
+  return NotFound("no built-in model '" + Echo(name) +
                   "' (built-in: " + JoinNames(CatalogModelNames()) + "; or give a config path)");
 }
 
@@ -216,8 +217,7 @@ Result<ChipSpec> CatalogChip(std::string_view key) {
   for (const auto& [name, chip] : cat.by_name) {
     if (name == key) return chip;
   }
-  return NotFound("no built-in chip '" + std::string(key) + "' (built-in: " + JoinNames(cat.keys) +
-                  ")");
+  return NotFound("no built-in chip '" + Echo(key) + "' (built-in: " + JoinNames(cat.keys) + ")");
 }
 
 std::vector<std::string> CatalogClusterNames() {
@@ -239,7 +239,7 @@ Result<spec::ClusterDoc> TemplateDoc(std::string_view name) {
   const std::string path = std::string(kClusterDir) + std::string(name) + ".yaml";
   auto text = Embedded(path);
   if (!text.ok() || name.find('/') != std::string_view::npos) {
-    return NotFound("no cluster template '" + std::string(name) + "' (built-in: " +
+    return NotFound("no cluster template '" + Echo(name) + "' (built-in: " +
                     JoinNames(CatalogClusterNames()) + "; or give a cluster file)");
   }
   return spec::ReadClusterDoc(*text, path);
