@@ -202,6 +202,10 @@ RunValidation ValidateOne(const PublishedRun& run, const ValidateOptions& option
   out.is_moe = run.arch.moe.has_value();
   out.is_tpu = run.chip_key.rfind("tpu", 0) == 0;
   out.held_out = IsHeldOut(run.id);
+  if (!run.unreadable.empty()) {
+    out.skipped_reason = run.unreadable;
+    return out;
+  }
   Result<RunSetup> setup = validate::BuildRunSetup(run);
   if (!setup.ok()) {
     out.skipped_reason = setup.status().message();
