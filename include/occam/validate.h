@@ -106,11 +106,18 @@ struct PublishedRun {
   RunMeasured measured;
   std::string notes, verification;
   std::vector<std::string> inferred_fields, derived_fields;
+  // Non-empty when the run object's fields could not be read (a missing key,
+  // a wrong type, a duplicate id): the first such error, which becomes the
+  // run's skip reason. Only `id` (or "[index]") and `chip_key` are then set.
+  std::string unreadable;
 };
 
 // Strict parser: every key of the schema must be present with its type (or
 // null where the schema allows), unknown keys are errors. Messages name the
 // origin and key path: "runs.json: [12].parallel.tp must be an integer or null".
+// A run object with such an error is kept with the message in `unreadable`
+// (validation skips it with that reason); the file as a whole fails only when
+// it is not valid JSON or not an array of objects.
 Result<std::vector<PublishedRun>> ParseRuns(std::string_view text, std::string_view origin);
 // The runs bundled with occam (data/runs/published.json, compiled in).
 Result<std::vector<PublishedRun>> BundledRuns();

@@ -396,6 +396,20 @@ Status ParseRun(const Json& j, const std::string& path, std::string_view origin,
   return ParseMeasured(*measured, path + ".measured", origin, &out->measured);
 }
 
+// A run object whose fields could not all be read: kept, with the first
+// error as its skip reason (doc/validation.md, "skipped, never dropped"). The
+// id is the object's own when it is a non-empty string, else its index.
+PublishedRun UnreadableRun(const Json& j, const std::string& path, const std::string& error) {
+  PublishedRun run;
+  const auto id = j.find("id");
+  const bool has_id = id != j.end() && id->is_string() && !id->get<std::string>().empty();
+  run.id = has_id ? id->get<std::string>() : path;
+  const auto chip = j.find("chip_key");
+  if (chip != j.end() && chip->is_string()) run.chip_key = chip->get<std::string>();
+  run.unreadable = error;
+  return run;
+}
+
 }  // namespace
 
 std::string_view MetricKindName(MetricKind kind) {
@@ -449,14 +463,18 @@ Result<std::vector<PublishedRun>> ParseRuns(std::string_view text, std::string_v
   std::set<std::string> ids;
   try {  // every conversion is checked first; this keeps a missed one a message
     for (size_t i = 0; i < root.size(); ++i) {
-      PublishedRun run;
       const std::string path = "[" + std::to_string(i) + "]";
-      OCCAM_RETURN_IF_ERROR(ParseRun(root[i], path, origin, &run));
-      if (!ids.insert(run.id).second) {
-        return InvalidInput(std::string(origin) + ": " + path + ".id '" + Echo(run.id) +
-                            "' appears twice; ids must be unique");
+      if (!root[i].is_object()) {
+        return InvalidInput(std::string(origin) + ": " + path + " must be a run object (got " +
+                            TypeName(root[i]) + "); a run file is a JSON array of run objects");
       }
-      runs.push_back(std::move(run));
+      PublishedRun run;
+      Status st = ParseRun(root[i], path, origin, &run);
+      if (st.ok() && !ids.insert(run.id).second) {
+        st = InvalidInput(std::string(origin) + ": " + path + ".id '" + Echo(run.id) +
+                          "' appears twice; ids must be unique");
+      }
+      runs.push_back(st.ok() ? std::move(run) : UnreadableRun(root[i], path, st.message()));
     }
   } catch (const Json::exception& e) {
     return InvalidInput(std::string(origin) + ": unreadable value (" + Echo(e.what()) +

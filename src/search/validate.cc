@@ -284,6 +284,10 @@ RunValidation ValidateOne(const PublishedRun& run, const ValidateOptions& option
   out.is_moe = run.arch.moe.has_value();
   out.is_tpu = run.chip_key.rfind("tpu", 0) == 0;
   out.held_out = IsHeldOut(run.id);
+  if (!run.unreadable.empty()) {
+    out.skipped_reason = run.unreadable;
+    return out;
+  }
   Result<PreparedRun> prep = PrepareRun(run, options, &out);
   if (!prep.ok()) {
     out.skipped_reason = prep.status().message();

@@ -61,6 +61,20 @@ TEST(ValidateGate, MedianAndP90ErrorWithinThresholds) {
   EXPECT_LE(r.skipped, kMaxSkipped);
 }
 
+TEST(ValidateGate, AtLeastTwentyMoeRunsArePredicted) {
+  // Issue 14's acceptance: MoE runs, MLA ones (DeepSeek-V3, Kimi K2) among
+  // them, are predicted rather than skipped.
+  const ValidationReport& r = Report();
+  int64_t moe = 0, mla = 0;
+  for (const RunValidation& v : r.runs) {
+    if (!v.is_moe || !v.predicted) continue;
+    ++moe;
+    if (v.id.find("dsv3") != std::string::npos || v.id.find("kimi") != std::string::npos) ++mla;
+  }
+  EXPECT_GE(moe, 20);
+  EXPECT_GE(mla, 1);
+}
+
 TEST(ValidateGate, KorthikantiMeanStepTimeError) {
   const ValidationReport& r = Report();
   ASSERT_TRUE(r.korthikanti.has_value());
