@@ -11,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "cli/common.h"
+#include "cli/framework_io.h"
 #include "occam/report.h"
 #include "occam/search.h"
 
@@ -74,20 +75,68 @@ struct PlanFlags {
   std::string cluster;
   int64_t chips = 0;
   bool json = false;
+  std::string emit;
+  std::vector<std::string> from;
   JobFlags job;
   SearchFlags search;
 };
 
+// The model, cluster and job: from the flags, or read from --from FMT FILE
+// (then `from_plan` is the file's layout).
+Result<FromInputs> PlanInputs(const PlanFlags& f, std::optional<PlanSpec>& from_plan) {
+  FromInputs in;
+  if (!f.from.empty()) {
+    OCCAM_ASSIGN_OR_RETURN(in, LoadFrom(f.from, f.model, f.cluster, f.chips, f.job));
+    from_plan = in.plan;
+    return in;
+  }
+  if (f.model.empty()) return InvalidInput("--model is required (or --from FMT FILE)");
+  if (f.cluster.empty()) return InvalidInput("--cluster is required");
+  OCCAM_ASSIGN_OR_RETURN(in.model, LoadModel(f.model));
+  OCCAM_ASSIGN_OR_RETURN(in.cluster, LoadCluster(f.cluster, f.chips));
+  OCCAM_ASSIGN_OR_RETURN(in.job, BuildJob(f.job));
+  return in;
+}
+
+// The file's own layout against the search's best (plan --from).
+Result<std::string> FromSummary(const FromInputs& in, const PlanSpec& plan, const SearchResult& r) {
+  OCCAM_ASSIGN_OR_RETURN(Estimate e, EstimateStep(in.model, in.cluster, in.job, plan));
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "\nThe configuration read: %s, %.3f s per step, MFU %.1f%%%s.\n",
+                FormatPlan(plan).c_str(), e.step_time.value(), 100 * e.mfu,
+                e.fits ? "" : " (does not fit in memory)");
+  std::string s = buf;
+  if (r.best) {
+    std::snprintf(buf, sizeof buf, "The best layout found is %.1f%% faster per step.\n",
+                  100.0 * (e.step_time.value() / r.best->step_time.value() - 1.0));
+    s += buf;
+  }
+  return s;
+}
+
 Status RunPlan(const PlanFlags& f) {
-  OCCAM_ASSIGN_OR_RETURN(ModelSpec model, LoadModel(f.model));
-  OCCAM_ASSIGN_OR_RETURN(ClusterSpec cluster, LoadCluster(f.cluster, f.chips));
-  OCCAM_ASSIGN_OR_RETURN(JobSpec job, BuildJob(f.job));
+  OCCAM_ASSIGN_OR_RETURN(std::optional<Framework> emit, ParseEmitFlag(f.emit));
+  if (f.json && (emit || !f.from.empty())) {
+    return InvalidInput("--json does not combine with --emit or --from (text output only)");
+  }
+  std::optional<PlanSpec> from_plan;
+  OCCAM_ASSIGN_OR_RETURN(FromInputs in, PlanInputs(f, from_plan));
   OCCAM_ASSIGN_OR_RETURN(SearchOptions options, BuildOptions(f.search));
   const auto start = std::chrono::steady_clock::now();
-  OCCAM_ASSIGN_OR_RETURN(SearchResult r, SearchLayouts(model, cluster, job, options));
+  OCCAM_ASSIGN_OR_RETURN(SearchResult r, SearchLayouts(in.model, in.cluster, in.job, options));
   const double seconds = SecondsSince(start);
-  const std::string out = f.json ? PlanJson(r, model, cluster, job, seconds) + "\n"
-                                 : PlanText(r, model, cluster, job, seconds);
+  std::string out = f.json ? PlanJson(r, in.model, in.cluster, in.job, seconds) + "\n"
+                           : PlanText(r, in.model, in.cluster, in.job, seconds);
+  if (from_plan) {
+    OCCAM_ASSIGN_OR_RETURN(std::string s, FromSummary(in, *from_plan, r));
+    out += s;
+  }
+  if (emit) {
+    if (!r.best) return InvalidInput("--emit: the search found no layout that fits");
+    OCCAM_ASSIGN_OR_RETURN(StepModel step, StepModel::Create(in.model, in.cluster, in.job));
+    OCCAM_ASSIGN_OR_RETURN(EmitOutcome o, EmitForFramework(*emit, step, r.best->plan));
+    out += EmitText(o);
+  }
   std::fputs(out.c_str(), stdout);
   return Status::Ok();
 }
@@ -170,11 +219,17 @@ void RegisterPlan(CLI::App& app, int* exit_code) {
   auto flags = std::make_shared<PlanFlags>();
   auto* cmd = app.add_subcommand(
       "plan", "the fastest layout that fits, the simplest within 3%, and whether PP is needed");
-  cmd->add_option("--model", flags->model, "catalog name or config file")->required();
-  cmd->add_option("--cluster", flags->cluster, "cluster template or cluster file")->required();
+  cmd->add_option("--model", flags->model, "catalog name or config file");
+  cmd->add_option("--cluster", flags->cluster, "cluster template or cluster file");
   cmd->add_option("--chips", flags->chips, "number of chips (templates)");
   cmd->add_option("--top", flags->search.top, "layouts in the ranked table (default 20)");
   cmd->add_flag("--json", flags->json, "print one JSON object");
+  cmd->add_option("--emit", flags->emit,
+                  "also print the best layout as a megatron, torchtitan or maxtext configuration");
+  cmd->add_option("--from", flags->from,
+                  "take model, batch and the current layout from a configuration: --from "
+                  "megatron|torchtitan|maxtext FILE")
+      ->expected(2);
   AddJobFlags(*cmd, flags->job);
   AddSearchFlags(*cmd, flags->search);
   cmd->callback([flags, exit_code] {
