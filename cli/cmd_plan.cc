@@ -2,6 +2,7 @@
 // and whether pipeline parallelism is needed. occam sweep: the same answer
 // across clusters and cluster / job variants. The shell measures
 // search_seconds (the library reads no clock).
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -70,6 +71,9 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// Layouts of the ranking --emit searches for the fastest expressible one.
+constexpr int64_t kEmitRanking = 300;
+
 struct PlanFlags {
   std::string model;
   std::string cluster;
@@ -122,9 +126,16 @@ Status RunPlan(const PlanFlags& f) {
   std::optional<PlanSpec> from_plan;
   OCCAM_ASSIGN_OR_RETURN(FromInputs in, PlanInputs(f, from_plan));
   OCCAM_ASSIGN_OR_RETURN(SearchOptions options, BuildOptions(f.search));
+  const int64_t shown = options.top;
+  // --emit looks further down the ranking for the fastest layout the
+  // framework can express; the table still shows --top rows.
+  if (emit) options.top = std::max<int64_t>(options.top, kEmitRanking);
   const auto start = std::chrono::steady_clock::now();
   OCCAM_ASSIGN_OR_RETURN(SearchResult r, SearchLayouts(in.model, in.cluster, in.job, options));
   const double seconds = SecondsSince(start);
+  std::vector<PlanSpec> ranked;
+  for (const auto& l : r.top) ranked.push_back(l.plan);
+  if (static_cast<int64_t>(r.top.size()) > shown) r.top.resize(shown);
   std::string out = f.json ? PlanJson(r, in.model, in.cluster, in.job, seconds) + "\n"
                            : PlanText(r, in.model, in.cluster, in.job, seconds);
   if (from_plan) {
@@ -134,7 +145,7 @@ Status RunPlan(const PlanFlags& f) {
   if (emit) {
     if (!r.best) return InvalidInput("--emit: the search found no layout that fits");
     OCCAM_ASSIGN_OR_RETURN(StepModel step, StepModel::Create(in.model, in.cluster, in.job));
-    OCCAM_ASSIGN_OR_RETURN(EmitOutcome o, EmitForFramework(*emit, step, r.best->plan));
+    OCCAM_ASSIGN_OR_RETURN(EmitOutcome o, EmitForFramework(*emit, step, r.best->plan, ranked));
     out += EmitText(o);
   }
   std::fputs(out.c_str(), stdout);

@@ -59,12 +59,18 @@ struct EmitOutcome {
   FrameworkConfig config;             // of `plan`, or of `nearest`
   std::optional<PlanSpec> nearest;    // set when problems is not empty and one exists
   std::optional<Estimate> nearest_estimate;
+  // The first plan of `ranked` (a search's ranking) the framework can
+  // express, when it is not `plan` or `nearest`.
+  std::optional<PlanSpec> best_expressible;
+  std::optional<Estimate> best_expressible_estimate;
 };
 
 // Checks `plan` (validated by the step model) and writes its configuration,
-// or the nearest expressible plan's: the fewest changed plan fields, then a
-// plan that fits in memory, then the shortest step time.
-Result<EmitOutcome> EmitForFramework(Framework f, const StepModel& step, const PlanSpec& plan);
+// or the nearest expressible plan's: a plan that fits in memory first, then
+// the fewest changed plan fields, then the shortest step time. `ranked`
+// (fastest first, may be empty) adds the fastest expressible plan of a search.
+Result<EmitOutcome> EmitForFramework(Framework f, const StepModel& step, const PlanSpec& plan,
+                                     const std::vector<PlanSpec>& ranked = {});
 
 // Text for the terminal: the configuration, or why the plan is not
 // expressible and the nearest plan with its step time and MFU.

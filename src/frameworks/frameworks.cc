@@ -174,7 +174,8 @@ std::string Fmt(const char* format, double v) {
 
 }  // namespace
 
-Result<EmitOutcome> EmitForFramework(Framework f, const StepModel& step, const PlanSpec& plan) {
+Result<EmitOutcome> EmitForFramework(Framework f, const StepModel& step, const PlanSpec& plan,
+                                     const std::vector<PlanSpec>& ranked) {
   OCCAM_RETURN_IF_ERROR(ValidatePlan(step.model(), step.cluster(), step.job(), plan));
   EmitOutcome out;
   out.framework = f;
@@ -191,27 +192,52 @@ Result<EmitOutcome> EmitForFramework(Framework f, const StepModel& step, const P
     OCCAM_ASSIGN_OR_RETURN(out.config, WriteFrameworkConfig(f, step.model(), step.cluster(),
                                                             step.job(), n->first));
   }
+  for (const PlanSpec& q : ranked) {
+    if (!ValidatePlan(step.model(), step.cluster(), step.job(), q).ok()) continue;
+    if (!CheckFramework(f, step.model(), step.cluster(), step.job(), q).empty()) continue;
+    if (FormatPlan(q) == FormatPlan(out.nearest.value_or(plan))) break;
+    auto e = step.Evaluate(q);
+    if (!e.ok()) continue;
+    out.best_expressible = q;
+    out.best_expressible_estimate = *e;
+    break;
+  }
   return out;
 }
 
+namespace {
+
+std::string Predicted(const Estimate& e) {
+  return "  predicted: step " + Fmt("%.3f", e.step_time.value()) + " s, MFU " +
+         Fmt("%.1f", 100 * e.mfu) + "%, memory " + Fmt("%.1f", e.memory.total().value() / 1e9) +
+         " GB per chip" + (e.fits ? "" : " (does NOT fit)") + "\n";
+}
+
+}  // namespace
+
 std::string EmitText(const EmitOutcome& o) {
   const std::string name(FrameworkName(o.framework));
+  std::string best;
+  if (o.best_expressible) {
+    best = "\nFastest plan of the search's ranking that " + name + " can express: " +
+           FormatPlan(*o.best_expressible) + "\n" + Predicted(*o.best_expressible_estimate) +
+           "  (occam estimate --plan " + FormatPlan(*o.best_expressible) + " --emit " + name +
+           " prints its configuration)\n";
+  }
   std::string s = "\n" + name + " configuration for " + FormatPlan(o.plan) + "\n";
   if (!o.problems.empty()) {
     s += name + " cannot express this plan:\n";
     for (const auto& p : o.problems) s += "  - " + p + "\n";
-    if (!o.nearest) return s + "No nearby plan is expressible in " + name + ".\n";
+    if (!o.nearest) return s + "No nearby plan is expressible in " + name + ".\n" + best;
     const Estimate& e = *o.nearest_estimate;
     s += "Nearest plan " + name + " can express: " + FormatPlan(*o.nearest) + "\n";
-    s += "  predicted: step " + Fmt("%.3f", e.step_time.value()) + " s, MFU " +
-         Fmt("%.1f", 100 * e.mfu) + "%, memory " + Fmt("%.1f", e.memory.total().value() / 1e9) +
-         " GB per chip" + (e.fits ? "" : " (does NOT fit)") + "\n";
+    s += Predicted(e);
     s += "Its configuration:\n";
   }
   s += o.config.text;
   if (!o.config.flags.empty()) s += "\nThe same as command-line flags:\n" + o.config.flags;
   for (const auto& n : o.config.notes) s += "note: " + n + "\n";
-  return s;
+  return s + best;
 }
 
 Result<FrameworkFile> ParseFrameworkFile(Framework f, std::string_view text,
