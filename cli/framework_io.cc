@@ -33,8 +33,8 @@ Result<ClusterSpec> ClusterFor(const FrameworkFile& file, const std::string& clu
                         ", whose parallel sizes give " + std::to_string(*world) + " ranks");
   }
   if (chips <= 0 && world) chips = *world;
-  if (chips <= 0 && cluster_arg.find('/') == std::string::npos &&
-      !cluster_arg.ends_with(".yaml") && !cluster_arg.ends_with(".json")) {
+  if (chips <= 0 && cluster_arg.find('/') == std::string::npos && !cluster_arg.ends_with(".yaml") &&
+      !cluster_arg.ends_with(".json")) {
     return InvalidInput(file.origin +
                         " does not fix the number of ranks (the launcher sets it): give --chips");
   }
@@ -45,7 +45,8 @@ Result<ClusterSpec> ClusterFor(const FrameworkFile& file, const std::string& clu
 
 Result<FromInputs> LoadFrom(const std::vector<std::string>& from, const std::string& model_arg,
                             const std::string& cluster_arg, int64_t chips, const JobFlags& jf) {
-  if (from.size() != 2) return InvalidInput("--from takes a format and a file: --from megatron FILE");
+  if (from.size() != 2)
+    return InvalidInput("--from takes a format and a file: --from megatron FILE");
   const auto fw = ParseFrameworkName(from[0]);
   if (!fw) return InvalidInput("--from: '" + from[0] + "' is not megatron, torchtitan or maxtext");
   OCCAM_ASSIGN_OR_RETURN(std::string text, ReadInputFile(from[1]));
@@ -68,6 +69,7 @@ Result<FromInputs> LoadFrom(const std::vector<std::string>& from, const std::str
   for (const auto& n : l.notes) std::fprintf(stderr, "occam: note: %s\n", n.c_str());
   in.job = l.job;
   in.plan = l.plan;
+  in.framework = *fw;
   std::fprintf(stderr, "occam: read %s as %s on %lld x %s\n", from[1].c_str(),
                FormatPlan(in.plan).c_str(), static_cast<long long>(in.cluster.num_chips),
                in.cluster.chip.name.c_str());
@@ -76,23 +78,28 @@ Result<FromInputs> LoadFrom(const std::vector<std::string>& from, const std::str
 
 Result<std::string> BetterLayoutLine(const FromInputs& in, const Estimate& e) {
   SearchOptions o;
-  o.top = 1;
+  o.top = 300;
   OCCAM_ASSIGN_OR_RETURN(SearchResult r, SearchLayouts(in.model, in.cluster, in.job, o));
-  if (!r.best) return std::string("\noccam found no layout that fits to compare with.\n");
-  const double mine = e.step_time.value(), best = r.best->step_time.value();
-  char buf[512];
-  if (e.fits && mine <= best * 1.005) {
-    std::snprintf(buf, sizeof buf,
-                  "\nWhat would be better: nothing found; this layout is within 0.5%% of the "
-                  "best occam finds (%s, %.3f s).\n",
-                  FormatPlan(r.best->plan).c_str(), best);
-  } else {
-    std::snprintf(buf, sizeof buf,
-                  "\nWhat would be better: %s, %.3f s per step (%.1f%% faster than %.3f s%s).\n",
-                  FormatPlan(r.best->plan).c_str(), best, 100.0 * (mine / best - 1.0), mine,
-                  e.fits ? "" : ", which does not fit");
+  if (!r.best) return std::string("\nWhat would be better: no layout occam searched fits.\n");
+  const double mine = e.step_time.value();
+  auto line = [&](const char* what, const LayoutResult& l) {
+    char buf[512];
+    std::snprintf(buf, sizeof buf, "  %s: %s, %.3f s per step (%+.1f%% throughput)\n", what,
+                  FormatPlan(l.plan).c_str(), l.step_time.value(),
+                  100.0 * (mine / l.step_time.value() - 1.0));
+    return std::string(buf);
+  };
+  std::string s = "\nWhat would be better (this layout: " + std::to_string(mine).substr(0, 6) +
+                  " s per step" + (e.fits ? "" : ", does not fit") + "):\n";
+  s += line("best layout occam finds", *r.best);
+  const std::string fw(FrameworkName(in.framework));
+  for (const auto& l : r.top) {
+    if (!CheckFramework(in.framework, in.model, in.cluster, in.job, l.plan).empty()) continue;
+    s += line(("fastest " + fw + " can express").c_str(), l);
+    return s;
   }
-  return std::string(buf);
+  return s + "  (none of the " + std::to_string(r.top.size()) +
+         " fastest layouts is expressible in " + fw + ")\n";
 }
 
 }  // namespace occam::cli

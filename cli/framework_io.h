@@ -22,6 +22,7 @@ struct FromInputs {
   ClusterSpec cluster;
   JobSpec job;
   PlanSpec plan;
+  Framework framework = Framework::kMegatron;
 };
 
 // Reads the file, takes the model (--model or the file's), the cluster
@@ -31,7 +32,8 @@ struct FromInputs {
 Result<FromInputs> LoadFrom(const std::vector<std::string>& from, const std::string& model_arg,
                             const std::string& cluster_arg, int64_t chips, const JobFlags& job);
 
-// One line comparing `e` with the best layout a search finds.
+// Lines comparing `e` with the best layout a search finds and with the
+// fastest one the file's framework can express.
 Result<std::string> BetterLayoutLine(const FromInputs& in, const Estimate& e);
 
 }  // namespace occam::cli

@@ -130,8 +130,8 @@ Result<bool> BoolValue(const FrameworkFile& f, const std::string& key) {
 
 bool NameMayChangeLayout(std::string_view key) {
   static constexpr std::array<std::string_view, 16> kWords = {
-      "parallel", "pipeline", "batch",   "seq",   "recompute", "remat",   "shard",   "fsdp",
-      "zero",     "expert",   "offload", "stage", "virtual",   "context", "ici_",    "dcn_"};
+      "parallel", "pipeline", "batch",   "seq",   "recompute", "remat",   "shard", "fsdp",
+      "zero",     "expert",   "offload", "stage", "virtual",   "context", "ici_",  "dcn_"};
   return std::any_of(kWords.begin(), kWords.end(),
                      [&](std::string_view w) { return key.find(w) != std::string_view::npos; });
 }

@@ -76,9 +76,9 @@ struct Sched {
 std::vector<PlanSpec> Candidates(const ModelSpec& model, const PlanSpec& p) {
   std::vector<Sched> scheds = {{p.schedule, p.vpp}};
   if (p.pp > 1) {
-    for (Sched s : {Sched{Schedule::k1F1B, 1}, Sched{Schedule::kGpipe, 1},
-                    Sched{Schedule::kInterleaved, 2}, Sched{Schedule::kZbV, 2},
-                    Sched{Schedule::kDualPipeV, 2}, Sched{Schedule::kNone, 1}}) {
+    for (Sched s :
+         {Sched{Schedule::k1F1B, 1}, Sched{Schedule::kGpipe, 1}, Sched{Schedule::kInterleaved, 2},
+          Sched{Schedule::kZbV, 2}, Sched{Schedule::kDualPipeV, 2}, Sched{Schedule::kNone, 1}}) {
       AddUnique(scheds, s);
     }
   }
@@ -182,15 +182,15 @@ Result<EmitOutcome> EmitForFramework(Framework f, const StepModel& step, const P
   out.plan = plan;
   out.problems = CheckFramework(f, step.model(), step.cluster(), step.job(), plan);
   if (out.problems.empty()) {
-    OCCAM_ASSIGN_OR_RETURN(out.config, WriteFrameworkConfig(f, step.model(), step.cluster(),
-                                                            step.job(), plan));
+    OCCAM_ASSIGN_OR_RETURN(out.config,
+                           WriteFrameworkConfig(f, step.model(), step.cluster(), step.job(), plan));
     return out;
   }
   if (auto n = Nearest(f, step, plan)) {
     out.nearest = n->first;
     out.nearest_estimate = n->second;
-    OCCAM_ASSIGN_OR_RETURN(out.config, WriteFrameworkConfig(f, step.model(), step.cluster(),
-                                                            step.job(), n->first));
+    OCCAM_ASSIGN_OR_RETURN(
+        out.config, WriteFrameworkConfig(f, step.model(), step.cluster(), step.job(), n->first));
   }
   for (const PlanSpec& q : ranked) {
     if (!ValidatePlan(step.model(), step.cluster(), step.job(), q).ok()) continue;
@@ -219,10 +219,10 @@ std::string EmitText(const EmitOutcome& o) {
   const std::string name(FrameworkName(o.framework));
   std::string best;
   if (o.best_expressible) {
-    best = "\nFastest plan of the search's ranking that " + name + " can express: " +
-           FormatPlan(*o.best_expressible) + "\n" + Predicted(*o.best_expressible_estimate) +
-           "  (occam estimate --plan " + FormatPlan(*o.best_expressible) + " --emit " + name +
-           " prints its configuration)\n";
+    best = "\nFastest plan of the search's ranking that " + name +
+           " can express: " + FormatPlan(*o.best_expressible) + "\n" +
+           Predicted(*o.best_expressible_estimate) + "  (occam estimate --plan " +
+           FormatPlan(*o.best_expressible) + " --emit " + name + " prints its configuration)\n";
   }
   std::string s = "\n" + name + " configuration for " + FormatPlan(o.plan) + "\n";
   if (!o.problems.empty()) {
@@ -269,12 +269,11 @@ Result<ModelSpec> ModelFromFile(const FrameworkFile& file) {
   if (file.framework == Framework::kMegatron) return fi::MegatronModel(file);
   std::string hint;
   for (const auto& n : fi::ModelNames()) {
-    const bool match =
-        file.framework == Framework::kMaxText
-            ? fi::Value(file, "model_name") == std::string(n.maxtext)
-            : (!n.torchtitan_name.empty() &&
-               fi::Value(file, "model.name") == std::string(n.torchtitan_name) &&
-               fi::Value(file, "model.flavor") == std::string(n.torchtitan_flavor));
+    const bool match = file.framework == Framework::kMaxText
+                           ? fi::Value(file, "model_name") == std::string(n.maxtext)
+                           : (!n.torchtitan_name.empty() &&
+                              fi::Value(file, "model.name") == std::string(n.torchtitan_name) &&
+                              fi::Value(file, "model.flavor") == std::string(n.torchtitan_flavor));
     if (match) return CatalogModel(n.catalog);
   }
   const std::string key = file.framework == Framework::kMaxText ? "model_name" : "model.name";

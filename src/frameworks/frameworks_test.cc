@@ -73,10 +73,13 @@ TEST(MegatronRules, DeepSeekV3Layout) {
 TEST(MegatronRules, SchedulesItLacks) {
   const Inputs s = Make("deepseek-v3", "h800", 2048, 4096, 15360);
   for (const char* sched : {"dualpipe", "zb-h1", "gpipe"}) {
-    const PlanSpec p = Plan((std::string("tp=1,pp=16,ep=64,dp=128,zero=1,mbs=1,schedule=") + sched).c_str());
-    EXPECT_TRUE(Mentions(Check(Framework::kMegatron, s, p), "has no " + std::string(sched))) << sched;
+    const PlanSpec p =
+        Plan((std::string("tp=1,pp=16,ep=64,dp=128,zero=1,mbs=1,schedule=") + sched).c_str());
+    EXPECT_TRUE(Mentions(Check(Framework::kMegatron, s, p), "has no " + std::string(sched)))
+        << sched;
   }
-  EXPECT_TRUE(Mentions(Check(Framework::kMegatron, s, Plan("tp=1,pp=16,vpp=2,ep=64,dp=128,zero=1,mbs=1,schedule=dualpipev")),
+  EXPECT_TRUE(Mentions(Check(Framework::kMegatron, s,
+                             Plan("tp=1,pp=16,vpp=2,ep=64,dp=128,zero=1,mbs=1,schedule=dualpipev")),
                        "has no dualpipev"));
 }
 
@@ -104,11 +107,17 @@ TEST(MegatronRules, RankOrder) {
 TEST(TorchtitanRules, ExpertParallelRegion) {
   Inputs s = Make("deepseek-v3", "h800", 2048, 4096, 15360);
   s.model.mtp_layers = 0;  // torchtitan's MTP does not run with PP (mtp.py)
-  EXPECT_TRUE(Check(Framework::kTorchtitan, s, Plan("tp=1,pp=16,ep=64,dp=128,zero=3,mbs=1,schedule=1f1b")).empty());
-  EXPECT_TRUE(Check(Framework::kTorchtitan, s, Plan("tp=1,pp=16,ep=64,dp=128,zero=3,hsdp=64,mbs=1,schedule=1f1b")).empty());
-  EXPECT_TRUE(Mentions(Check(Framework::kTorchtitan, s, Plan("tp=1,pp=16,ep=64,dp=128,zero=0,mbs=1,schedule=1f1b")),
-                       "does not divide"));
-  const std::string t = Emit(Framework::kTorchtitan, s, Plan("tp=1,pp=16,ep=64,dp=128,zero=3,hsdp=64,mbs=1,schedule=1f1b"));
+  EXPECT_TRUE(
+      Check(Framework::kTorchtitan, s, Plan("tp=1,pp=16,ep=64,dp=128,zero=3,mbs=1,schedule=1f1b"))
+          .empty());
+  EXPECT_TRUE(Check(Framework::kTorchtitan, s,
+                    Plan("tp=1,pp=16,ep=64,dp=128,zero=3,hsdp=64,mbs=1,schedule=1f1b"))
+                  .empty());
+  EXPECT_TRUE(Mentions(
+      Check(Framework::kTorchtitan, s, Plan("tp=1,pp=16,ep=64,dp=128,zero=0,mbs=1,schedule=1f1b")),
+      "does not divide"));
+  const std::string t = Emit(Framework::kTorchtitan, s,
+                             Plan("tp=1,pp=16,ep=64,dp=128,zero=3,hsdp=64,mbs=1,schedule=1f1b"));
   EXPECT_NE(t.find("data_parallel_replicate_degree = 2\n"), std::string::npos);
   EXPECT_NE(t.find("data_parallel_shard_degree = 64\n"), std::string::npos);
   EXPECT_NE(t.find("local_batch_size = 120\n"), std::string::npos);  // 15360 / 128 per DP rank
@@ -117,7 +126,8 @@ TEST(TorchtitanRules, ExpertParallelRegion) {
 // FSDP2 always shards weights: ZeRO-1/2 are not expressible; MTP with PP is not.
 TEST(TorchtitanRules, ShardingAndMtp) {
   const Inputs s = Make("deepseek-v3", "h800", 2048, 4096, 15360);
-  const auto p = Check(Framework::kTorchtitan, s, Plan("tp=1,pp=16,ep=64,dp=128,zero=1,mbs=1,schedule=1f1b"));
+  const auto p =
+      Check(Framework::kTorchtitan, s, Plan("tp=1,pp=16,ep=64,dp=128,zero=1,mbs=1,schedule=1f1b"));
   EXPECT_TRUE(Mentions(p, "no ZeRO-1"));
   EXPECT_TRUE(Mentions(p, "multi-token prediction"));
 }
@@ -127,12 +137,16 @@ TEST(TorchtitanRules, ShardingAndMtp) {
 // M = 10, 10 // 4 = 2 and 10 % 2 = 0: passes.
 TEST(TorchtitanRules, InterleavedMicroBatchRule) {
   Inputs s = Make("llama-3.1-8b", "h100", 16, 4096, 56);
-  EXPECT_TRUE(Mentions(Check(Framework::kTorchtitan, s, Plan("tp=1,pp=4,vpp=2,dp=4,zero=3,mbs=1,schedule=interleaved")),
+  EXPECT_TRUE(Mentions(Check(Framework::kTorchtitan, s,
+                             Plan("tp=1,pp=4,vpp=2,dp=4,zero=3,mbs=1,schedule=interleaved")),
                        "M = 14"));
   s.job.global_batch_seqs = 40;
-  EXPECT_TRUE(Check(Framework::kTorchtitan, s, Plan("tp=1,pp=4,vpp=2,dp=4,zero=3,mbs=1,schedule=interleaved")).empty());
-  EXPECT_TRUE(Mentions(Check(Framework::kTorchtitan, s, Plan("tp=1,pp=4,dp=4,zero=3,mbs=1,schedule=zb-h1")),
-                       "ZB-H1"));
+  EXPECT_TRUE(Check(Framework::kTorchtitan, s,
+                    Plan("tp=1,pp=4,vpp=2,dp=4,zero=3,mbs=1,schedule=interleaved"))
+                  .empty());
+  EXPECT_TRUE(
+      Mentions(Check(Framework::kTorchtitan, s, Plan("tp=1,pp=4,dp=4,zero=3,mbs=1,schedule=zb-h1")),
+               "ZB-H1"));
 }
 
 // MaxText (max_utils.py): ICI product = chips per slice, DCN product =
@@ -154,7 +168,8 @@ TEST(MaxTextRules, MeshSplitsAtTheSlice) {
 // 16384 sequences / 2048 chips.
 TEST(MaxTextRules, DeepSeekV3Fsdp) {
   const Inputs s = Make("deepseek-v3", "tpu-v5p", 2048, 4096, 16384);
-  const std::string t = Emit(Framework::kMaxText, s, Plan("tp=1,dp=2048,zero=3,mbs=8,recompute=full"));
+  const std::string t =
+      Emit(Framework::kMaxText, s, Plan("tp=1,dp=2048,zero=3,mbs=8,recompute=full"));
   EXPECT_NE(t.find("ici_fsdp_parallelism: 2048\n"), std::string::npos);
   EXPECT_NE(t.find("num_slices: 1\n"), std::string::npos);
   EXPECT_NE(t.find("per_device_batch_size: 8.0\n"), std::string::npos);
@@ -164,14 +179,20 @@ TEST(MaxTextRules, DeepSeekV3Fsdp) {
 // acts as FSDP, so ep > 1 needs zero=3; experts shard over the tensor axis.
 TEST(MaxTextRules, WhatItCannotExpress) {
   const Inputs s = Make("mixtral-8x7b", "tpu-v5p", 64, 4096, 128);
-  EXPECT_TRUE(Mentions(Check(Framework::kMaxText, s, Plan("tp=1,pp=4,dp=16,zero=3,mbs=1,schedule=1f1b")), "GPipe"));
-  EXPECT_TRUE(Check(Framework::kMaxText, s, Plan("tp=1,pp=4,dp=16,zero=3,mbs=1,schedule=gpipe")).empty());
+  EXPECT_TRUE(Mentions(
+      Check(Framework::kMaxText, s, Plan("tp=1,pp=4,dp=16,zero=3,mbs=1,schedule=1f1b")), "GPipe"));
+  EXPECT_TRUE(
+      Check(Framework::kMaxText, s, Plan("tp=1,pp=4,dp=16,zero=3,mbs=1,schedule=gpipe")).empty());
   EXPECT_TRUE(Mentions(Check(Framework::kMaxText, s, Plan("tp=1,dp=64,zero=2,mbs=1")), "ZeRO-2"));
-  EXPECT_TRUE(Mentions(Check(Framework::kMaxText, s, Plan("tp=1,dp=64,ep=8,zero=1,mbs=1")), "zero=3"));
-  EXPECT_TRUE(Mentions(Check(Framework::kMaxText, s, Plan("tp=2,dp=32,etp=1,zero=3,mbs=1")), "etp"));
+  EXPECT_TRUE(
+      Mentions(Check(Framework::kMaxText, s, Plan("tp=1,dp=64,ep=8,zero=1,mbs=1")), "zero=3"));
+  EXPECT_TRUE(
+      Mentions(Check(Framework::kMaxText, s, Plan("tp=2,dp=32,etp=1,zero=3,mbs=1")), "etp"));
   // GPipe micro-batches must be a multiple of the stages: m = 128/(16*1) = 8
   // fits pp=4; m = 128/(16*4) = 2 does not.
-  EXPECT_TRUE(Mentions(Check(Framework::kMaxText, s, Plan("tp=1,pp=4,dp=16,zero=3,mbs=4,schedule=gpipe")), "% stages"));
+  EXPECT_TRUE(
+      Mentions(Check(Framework::kMaxText, s, Plan("tp=1,pp=4,dp=16,zero=3,mbs=4,schedule=gpipe")),
+               "% stages"));
 }
 
 // The nearest expressible plan: DualPipe in Megatron-LM becomes a schedule
@@ -180,7 +201,8 @@ TEST(Nearest, DualPipeInMegatron) {
   const Inputs s = Make("deepseek-v3", "h800", 2048, 4096, 15360);
   auto step = StepModel::Create(s.model, s.cluster, s.job);
   ASSERT_TRUE(step.ok());
-  auto o = EmitForFramework(Framework::kMegatron, *step, Plan("tp=1,pp=16,ep=64,dp=128,zero=1,mbs=1,schedule=dualpipe"));
+  auto o = EmitForFramework(Framework::kMegatron, *step,
+                            Plan("tp=1,pp=16,ep=64,dp=128,zero=1,mbs=1,schedule=dualpipe"));
   ASSERT_TRUE(o.ok()) << o.status().message();
   ASSERT_FALSE(o->problems.empty());
   ASSERT_TRUE(o->nearest.has_value());

@@ -83,7 +83,6 @@ struct MaxTextAxis {
   int64_t ici = 1, dcn = 1;
 };
 int64_t MaxTextSliceSize(const ClusterSpec& cluster);
-std::optional<std::vector<MaxTextAxis>> MaxTextMesh(const ClusterSpec& cluster,
-                                                    const PlanSpec& p);
+std::optional<std::vector<MaxTextAxis>> MaxTextMesh(const ClusterSpec& cluster, const PlanSpec& p);
 
 }  // namespace occam::frameworks_internal

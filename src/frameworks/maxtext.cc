@@ -51,9 +51,12 @@ std::optional<std::vector<MaxTextAxis>> MaxTextMesh(const ClusterSpec& cluster, 
   if (shard % expert != 0 && p.zero == 3) return std::nullopt;
   const int64_t fsdp = p.zero == 3 ? shard / expert : 1;
   if (p.dp % (fsdp * expert) != 0) return std::nullopt;
-  std::vector<MaxTextAxis> axes = {{"tensor", p.tp},  {"context", p.cp},
-                                   {"expert", expert}, {"fsdp", fsdp},
-                                   {"data", p.dp / (fsdp * expert)}, {"pipeline", p.pp}};
+  std::vector<MaxTextAxis> axes = {{"tensor", p.tp},
+                                   {"context", p.cp},
+                                   {"expert", expert},
+                                   {"fsdp", fsdp},
+                                   {"data", p.dp / (fsdp * expert)},
+                                   {"pipeline", p.pp}};
   int64_t rem = MaxTextSliceSize(cluster);
   for (auto& a : axes) {
     const int64_t deg = a.ici;
@@ -69,19 +72,22 @@ std::optional<std::vector<MaxTextAxis>> MaxTextMesh(const ClusterSpec& cluster, 
 std::vector<std::string> MaxTextProblems(const Ctx& c, const PlanSpec& p) {
   std::vector<std::string> out;
   if (p.pp > 1 && (p.schedule != Schedule::kGpipe || p.vpp != 1)) {
-    out.push_back("MaxText pipelines run GPipe (num_pipeline_repeats = 1) or circular repeats of "
-                  "it; it has no " + std::string(ScheduleName(p.schedule)) +
-                  " schedule (docs/guides/optimization/sharding.md)");
+    out.push_back(
+        "MaxText pipelines run GPipe (num_pipeline_repeats = 1) or circular repeats of "
+        "it; it has no " +
+        std::string(ScheduleName(p.schedule)) + " schedule (docs/guides/optimization/sharding.md)");
   }
   if (p.pp > 1) {
     const auto chunks = ChunkLayers(c.model, p);
     if (std::adjacent_find(chunks.begin(), chunks.end(), std::not_equal_to<>()) != chunks.end()) {
-      out.push_back("MaxText gives every stage num_layers_per_pipeline_stage layers; the plan's "
-                    "layer split is uneven");
+      out.push_back(
+          "MaxText gives every stage num_layers_per_pipeline_stage layers; the plan's "
+          "layer split is uneven");
     }
     if (c.model.moe && c.model.moe->first_k_dense > 0) {
-      out.push_back("MaxText keeps the first dense layers of a DeepSeek-style MoE outside the "
-                    "pipeline (pipeline_parallel_layers); occam's stages hold them");
+      out.push_back(
+          "MaxText keeps the first dense layers of a DeepSeek-style MoE outside the "
+          "pipeline (pipeline_parallel_layers); occam's stages hold them");
     }
     if (MicroBatches(c.job, p) % p.pp != 0) {
       out.push_back("MaxText needs num_pipeline_microbatches % stages == 0 (types.py); m = " +
@@ -90,37 +96,46 @@ std::vector<std::string> MaxTextProblems(const Ctx& c, const PlanSpec& p) {
   }
   const bool data_ranks = p.dp * p.cp > 1;
   if (data_ranks && p.zero == 2) {
-    out.push_back("MaxText has no ZeRO-2 setting: the data axis replicates (ZeRO-1 with "
-                  "shard_optimizer_over_data) and the fsdp axis shards everything");
+    out.push_back(
+        "MaxText has no ZeRO-2 setting: the data axis replicates (ZeRO-1 with "
+        "shard_optimizer_over_data) and the fsdp axis shards everything");
   }
   if (p.hsdp > 0 && p.zero < 3) out.push_back("hsdp needs zero=3 in MaxText (fsdp with data)");
   if (p.cp > 1 && p.zero < 3) {
-    out.push_back("MaxText shards the weights over the context axis like fsdp [our reading of "
-                  "base.yml's logical axis rules]: cp > 1 needs zero=3");
+    out.push_back(
+        "MaxText shards the weights over the context axis like fsdp [our reading of "
+        "base.yml's logical axis rules]: cp > 1 needs zero=3");
   }
   if (p.ep > 1 && p.zero < 3) {
-    out.push_back("MaxText's expert axis shards the other weights like FSDP (sharding.md): ep > 1 "
-                  "needs zero=3");
+    out.push_back(
+        "MaxText's expert axis shards the other weights like FSDP (sharding.md): ep > 1 "
+        "needs zero=3");
   }
   if (p.ep > 1 && (p.hsdp > 0 ? p.hsdp : p.dp) % p.ep != 0) {
-    out.push_back("MaxText's expert axis is drawn from the data-parallel ranks (the fsdp group "
-                  "under hsdp); ep=" + S(p.ep) + " does not divide it");
+    out.push_back(
+        "MaxText's expert axis is drawn from the data-parallel ranks (the fsdp group "
+        "under hsdp); ep=" +
+        S(p.ep) + " does not divide it");
   }
   if (c.model.moe && p.tp > 1 && p.etp != p.tp) {
-    out.push_back("MaxText has no expert-TP degree: experts are sharded over the tensor axis "
-                  "too, so etp must equal tp=" + S(p.tp));
+    out.push_back(
+        "MaxText has no expert-TP degree: experts are sharded over the tensor axis "
+        "too, so etp must equal tp=" +
+        S(p.tp));
   }
   if (p.tp > 1 && !p.sp) out.push_back("sp=false is not expressible in MaxText");
   if (p.a2a_overlap) {
     out.push_back("MaxText has no combined-1F1B expert all-to-all overlap (a2a_overlap)");
   }
   if (!p.order.empty()) {
-    out.push_back("MaxText's ici/dcn split places axes by its mesh; occam writes its default "
-                  "placement only, not the plan's axis order");
+    out.push_back(
+        "MaxText's ici/dcn split places axes by its mesh; occam writes its default "
+        "placement only, not the plan's axis order");
   }
   if (c.cluster.chip.is_tpu && p.cp > 1 && c.job.seq_len % (p.cp * p.cp) != 0) {
-    out.push_back("MaxText's ring context parallelism on TPU needs max_target_length % cp^2 == 0 "
-                  "(types.py)");
+    out.push_back(
+        "MaxText's ring context parallelism on TPU needs max_target_length % cp^2 == 0 "
+        "(types.py)");
   }
   if (!MaxTextMesh(c.cluster, p)) {
     out.push_back("the axes do not split into whole ICI x DCN factors at the slice size of " +
@@ -134,10 +149,9 @@ FrameworkConfig MaxTextWrite(const Ctx& c, const PlanSpec& p) {
   const auto mesh = *MaxTextMesh(c.cluster, p);
   const int64_t slice = MaxTextSliceSize(c.cluster);
   std::string& t = out.text;
-  t = "# MaxText overrides (base.yml keys) for " + FormatPlan(p) + "\n# " + c.model.name +
-      " on " + S(c.cluster.num_chips) + " x " + c.cluster.chip.name + ": " +
-      S(c.cluster.num_chips / slice) + " slice(s) of " + S(slice) +
-      " chips (ici_* inside a slice, dcn_* across slices)\n";
+  t = "# MaxText overrides (base.yml keys) for " + FormatPlan(p) + "\n# " + c.model.name + " on " +
+      S(c.cluster.num_chips) + " x " + c.cluster.chip.name + ": " + S(c.cluster.num_chips / slice) +
+      " slice(s) of " + S(slice) + " chips (ici_* inside a slice, dcn_* across slices)\n";
   if (const ModelName* n = FindByCatalog(c.model.name); n && !n->maxtext.empty()) {
     t += "model_name: " + std::string(n->maxtext) + "\n";
   } else {
@@ -154,7 +168,8 @@ FrameworkConfig MaxTextWrite(const Ctx& c, const PlanSpec& p) {
   const int64_t m = MicroBatches(c.job, p);
   const double chips = static_cast<double>(c.cluster.num_chips);
   if (p.pp > 1) {
-    t += "per_device_batch_size: " + Num(static_cast<double>(c.job.global_batch_seqs) / chips) + "\n";
+    t += "per_device_batch_size: " + Num(static_cast<double>(c.job.global_batch_seqs) / chips) +
+         "\n";
     t += "gradient_accumulation_steps: 1\n";
   } else {
     t += "per_device_batch_size: " + Num(static_cast<double>(p.mbs * p.dp) / chips) + "\n";
@@ -172,8 +187,9 @@ FrameworkConfig MaxTextWrite(const Ctx& c, const PlanSpec& p) {
     t += "pipeline_parallel_layers: " + S(c.model.num_layers) + "\n";
   }
   if (p.recompute == Recompute::kSelective) {
-    out.notes.push_back("remat_policy minimal keeps the matmul outputs and recomputes the rest, "
-                        "the closest MaxText policy to occam's selective recompute");
+    out.notes.push_back(
+        "remat_policy minimal keeps the matmul outputs and recomputes the rest, "
+        "the closest MaxText policy to occam's selective recompute");
   }
   if (!c.cluster.chip.is_tpu) {
     out.notes.push_back("on GPUs MaxText's slices are hosts: ici_* inside a node, dcn_* across");

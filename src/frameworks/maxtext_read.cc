@@ -13,19 +13,29 @@ namespace {
 
 constexpr const char* kAxes[] = {"tensor", "context", "expert", "fsdp", "data", "pipeline"};
 // Mesh axes occam does not model: allowed only at 1.
-constexpr const char* kOtherAxes[] = {"fsdp_transpose", "sequence", "tensor_sequence",
-                                      "tensor_transpose", "context_autoregressive",
-                                      "autoregressive", "diloco", "context_usp_ulysses"};
+constexpr const char* kOtherAxes[] = {
+    "fsdp_transpose",         "sequence",       "tensor_sequence", "tensor_transpose",
+    "context_autoregressive", "autoregressive", "diloco",          "context_usp_ulysses"};
 
 const std::set<std::string>& Understood() {
   static const std::set<std::string> k = [] {
-    std::set<std::string> s = {"model_name", "num_slices", "shard_optimizer_over_data",
-                               "per_device_batch_size", "gradient_accumulation_steps",
-                               "max_target_length", "remat_policy", "dtype", "weight_dtype",
-                               "quantization", "context_parallel_strategy",
-                               "num_layers_per_pipeline_stage", "num_pipeline_repeats",
-                               "num_pipeline_microbatches", "pipeline_parallel_layers",
-                               "optimizer_memory_host_offload", "parameter_memory_host_offload"};
+    std::set<std::string> s = {"model_name",
+                               "num_slices",
+                               "shard_optimizer_over_data",
+                               "per_device_batch_size",
+                               "gradient_accumulation_steps",
+                               "max_target_length",
+                               "remat_policy",
+                               "dtype",
+                               "weight_dtype",
+                               "quantization",
+                               "context_parallel_strategy",
+                               "num_layers_per_pipeline_stage",
+                               "num_pipeline_repeats",
+                               "num_pipeline_microbatches",
+                               "pipeline_parallel_layers",
+                               "optimizer_memory_host_offload",
+                               "parameter_memory_host_offload"};
     for (const char* t : {"ici_", "dcn_"}) {
       for (const char* a : kAxes) s.insert(std::string(t) + a + "_parallelism");
       for (const char* a : kOtherAxes) s.insert(std::string(t) + a + "_parallelism");
@@ -37,12 +47,30 @@ const std::set<std::string>& Understood() {
 
 // Keys of a run that do not shape the layout: read quietly.
 bool Quiet(const std::string& key) {
-  static const std::set<std::string> k = {
-      "base_output_directory", "run_name", "steps", "dataset_type", "dataset_path",
-      "learning_rate", "enable_checkpointing", "async_checkpointing", "log_period",
-      "tokenizer_path", "hardware", "opt_type", "megablox", "sparse_matmul", "capacity_factor",
-      "attention", "use_iota_embed", "enable_profiler", "profiler", "load_parameters_path",
-      "compile_topology", "compile_topology_num_slices", "sa_block_q", "sa_block_kv"};
+  static const std::set<std::string> k = {"base_output_directory",
+                                          "run_name",
+                                          "steps",
+                                          "dataset_type",
+                                          "dataset_path",
+                                          "learning_rate",
+                                          "enable_checkpointing",
+                                          "async_checkpointing",
+                                          "log_period",
+                                          "tokenizer_path",
+                                          "hardware",
+                                          "opt_type",
+                                          "megablox",
+                                          "sparse_matmul",
+                                          "capacity_factor",
+                                          "attention",
+                                          "use_iota_embed",
+                                          "enable_profiler",
+                                          "profiler",
+                                          "load_parameters_path",
+                                          "compile_topology",
+                                          "compile_topology_num_slices",
+                                          "sa_block_q",
+                                          "sa_block_kv"};
   return k.count(key) > 0;
 }
 
@@ -53,8 +81,9 @@ Status CheckOtherAxes(const FrameworkFile& f) {
       if (!Value(f, key)) continue;
       OCCAM_ASSIGN_OR_RETURN(int64_t v, IntValue(f, key));
       if (v != 1) {
-        return FileError(f, key, "the " + std::string(a) +
-                                     " mesh axis is not modelled by occam (only 1 is read)");
+        return FileError(
+            f, key,
+            "the " + std::string(a) + " mesh axis is not modelled by occam (only 1 is read)");
       }
     }
   }
@@ -88,8 +117,9 @@ Result<FrameworkFile> MaxTextParse(std::string_view text, std::string_view origi
     if (Understood().count(key)) {
       f.values[key] = value;
     } else if (NameMayChangeLayout(key)) {
-      return FileError(f, key, "unknown key that may change the layout; occam stops rather "
-                               "than estimate a different layout (see doc/frameworks.md)");
+      return FileError(f, key,
+                       "unknown key that may change the layout; occam stops rather "
+                       "than estimate a different layout (see doc/frameworks.md)");
     } else if (!Quiet(key)) {
       f.warnings.push_back(f.origin + ": " + key + " is not read by occam (ignored)");
     }
@@ -99,9 +129,11 @@ Result<FrameworkFile> MaxTextParse(std::string_view text, std::string_view origi
 }
 
 // base.yml defaults: ici_fsdp_parallelism -1, dcn_data_parallelism -1, other axes 1.
-Result<int64_t> AxisValue(const FrameworkFile& f, const std::string& tier, const std::string& axis) {
+Result<int64_t> AxisValue(const FrameworkFile& f, const std::string& tier,
+                          const std::string& axis) {
   const std::string key = tier + "_" + axis + "_parallelism";
-  if (!Value(f, key)) return (tier == "ici" && axis == "fsdp") || (tier == "dcn" && axis == "data") ? -1 : 1;
+  if (!Value(f, key))
+    return (tier == "ici" && axis == "fsdp") || (tier == "dcn" && axis == "data") ? -1 : 1;
   OCCAM_ASSIGN_OR_RETURN(int64_t v, IntValue(f, key));
   if (v == 0 || v < -1) return FileError(f, key, "must be >= 1 or -1 (got " + S(v) + ")");
   return v;
@@ -129,15 +161,19 @@ Result<std::vector<int64_t>> Fill(const FrameworkFile& f, const std::string& tie
   for (const char* a : kAxes) {
     OCCAM_ASSIGN_OR_RETURN(int64_t x, AxisValue(f, tier, a));
     v.push_back(x);
-    if (x == -1) ++holes;
-    else product *= x;
+    if (x == -1)
+      ++holes;
+    else
+      product *= x;
   }
   const std::string what = tier == "ici" ? "devices per slice" : "slices";
-  if (holes > 1) return InvalidInput(f.origin + ": more than one " + tier + "_*_parallelism is -1 (max_utils.py allows one)");
+  if (holes > 1)
+    return InvalidInput(f.origin + ": more than one " + tier +
+                        "_*_parallelism is -1 (max_utils.py allows one)");
   if (holes == 1) {
     if (target % product != 0) {
-      return InvalidInput(f.origin + ": the " + tier + "_* -1 cannot fill " + S(target) + " " + what +
-                          " (the others multiply to " + S(product) + ")");
+      return InvalidInput(f.origin + ": the " + tier + "_* -1 cannot fill " + S(target) + " " +
+                          what + " (the others multiply to " + S(product) + ")");
     }
     for (auto& x : v) {
       if (x == -1) x = target / product;
@@ -145,8 +181,9 @@ Result<std::vector<int64_t>> Fill(const FrameworkFile& f, const std::string& tie
     product = target;
   }
   if (product != target) {
-    return InvalidInput(f.origin + ": the " + tier + "_*_parallelism values multiply to " + S(product) +
-                        " but the cluster has " + S(target) + " " + what + " (max_utils.py)");
+    return InvalidInput(f.origin + ": the " + tier + "_*_parallelism values multiply to " +
+                        S(product) + " but the cluster has " + S(target) + " " + what +
+                        " (max_utils.py)");
   }
   return v;
 }
@@ -161,8 +198,10 @@ Status ResolveBatch(const FrameworkFile& f, const Ctx& c, PlanSpec& p, JobSpec& 
     OCCAM_ASSIGN_OR_RETURN(accum, IntValue(f, "gradient_accumulation_steps"));
   }
   const double per_step = pdbs * static_cast<double>(c.cluster.num_chips);
-  if (!(pdbs > 0) || accum < 1 || std::abs(per_step - std::round(per_step)) > 1e-9 || per_step < 1) {
-    return FileError(f, "per_device_batch_size", "devices x per_device_batch_size must be a whole number >= 1 of sequences");
+  if (!(pdbs > 0) || accum < 1 || std::abs(per_step - std::round(per_step)) > 1e-9 ||
+      per_step < 1) {
+    return FileError(f, "per_device_batch_size",
+                     "devices x per_device_batch_size must be a whole number >= 1 of sequences");
   }
   const int64_t step = std::llround(per_step);
   j.global_batch_seqs = step * accum;
@@ -170,14 +209,15 @@ Status ResolveBatch(const FrameworkFile& f, const Ctx& c, PlanSpec& p, JobSpec& 
   if (p.pp > 1) {
     m = p.pp;
     if (Value(f, "num_pipeline_microbatches")) {
-    OCCAM_ASSIGN_OR_RETURN(m, IntValue(f, "num_pipeline_microbatches"));
-  }
+      OCCAM_ASSIGN_OR_RETURN(m, IntValue(f, "num_pipeline_microbatches"));
+    }
     if (m == -1) m = p.pp;
     if (m < 1) return FileError(f, "num_pipeline_microbatches", "must be >= 1 or -1");
   }
   if (step % (p.dp * m) != 0) {
-    return FileError(f, "per_device_batch_size", "the " + S(step) + " sequences of a step do not split over dp=" +
-                                                     S(p.dp) + " x " + S(m) + " microbatches");
+    return FileError(f, "per_device_batch_size",
+                     "the " + S(step) + " sequences of a step do not split over dp=" + S(p.dp) +
+                         " x " + S(m) + " microbatches");
   }
   p.mbs = step / (p.dp * m);
   return Status::Ok();
@@ -198,10 +238,16 @@ Status ResolvePipeline(const FrameworkFile& f, const ModelSpec& m, PlanSpec& p) 
   }
   if (layers == -1) layers = m.num_layers;
   if (repeats == -1) repeats = per_stage > 0 ? layers / (p.pp * per_stage) : 1;
-  if (repeats != 1) return FileError(f, "num_pipeline_repeats", "circular pipelines (repeats > 1) are not modelled by occam");
-  if (layers != m.num_layers) return FileError(f, "pipeline_parallel_layers", "layers outside the pipeline are not modelled by occam");
+  if (repeats != 1)
+    return FileError(f, "num_pipeline_repeats",
+                     "circular pipelines (repeats > 1) are not modelled by occam");
+  if (layers != m.num_layers)
+    return FileError(f, "pipeline_parallel_layers",
+                     "layers outside the pipeline are not modelled by occam");
   if (per_stage * p.pp != layers) {
-    return FileError(f, "num_layers_per_pipeline_stage", S(per_stage) + " x " + S(p.pp) + " stages != " + S(layers) + " layers (types.py)");
+    return FileError(
+        f, "num_layers_per_pipeline_stage",
+        S(per_stage) + " x " + S(p.pp) + " stages != " + S(layers) + " layers (types.py)");
   }
   p.stage_layers.assign(p.pp, per_stage);
   return Status::Ok();
@@ -209,10 +255,13 @@ Status ResolvePipeline(const FrameworkFile& f, const ModelSpec& m, PlanSpec& p) 
 
 Status ResolveRemat(const FrameworkFile& f, PlanSpec& p, std::vector<std::string>& notes) {
   const std::string r = Value(f, "remat_policy").value_or("full");
-  if (r == "full") p.recompute = Recompute::kFull;
-  else if (r == "none") p.recompute = Recompute::kNone;
+  if (r == "full")
+    p.recompute = Recompute::kFull;
+  else if (r == "none")
+    p.recompute = Recompute::kNone;
   else if (r.find("offload") != std::string::npos || r == "custom") {
-    return FileError(f, "remat_policy", "'" + r + "' offloads or customises tensors; occam does not model it");
+    return FileError(f, "remat_policy",
+                     "'" + r + "' offloads or customises tensors; occam does not model it");
   } else {
     p.recompute = Recompute::kSelective;
     notes.push_back("remat_policy " + r + " is costed as occam's selective recompute");
@@ -229,7 +278,9 @@ Result<ImportedLayout> MaxTextResolve(const FrameworkFile& f, const Ctx& c) {
   if (Value(f, "num_slices")) {
     OCCAM_ASSIGN_OR_RETURN(int64_t n, IntValue(f, "num_slices"));
     if (n != -1 && n != slices) {
-      return FileError(f, "num_slices", S(n) + " but the cluster has " + S(slices) + " slice(s) of " + S(slice) + " chips");
+      return FileError(
+          f, "num_slices",
+          S(n) + " but the cluster has " + S(slices) + " slice(s) of " + S(slice) + " chips");
     }
   }
   OCCAM_ASSIGN_OR_RETURN(auto ici, Fill(f, "ici", slice));
@@ -260,13 +311,16 @@ Result<ImportedLayout> MaxTextResolve(const FrameworkFile& f, const Ctx& c) {
     OCCAM_ASSIGN_OR_RETURN(out.job.seq_len, IntValue(f, "max_target_length"));
   }
   OCCAM_RETURN_IF_ERROR(ResolveBatch(f, c, p, out.job));
-  out.job.precision = Value(f, "quantization").value_or("").find("fp8") != std::string::npos ? Precision::kFp8 : Precision::kBf16;
+  out.job.precision = Value(f, "quantization").value_or("").find("fp8") != std::string::npos
+                          ? Precision::kFp8
+                          : Precision::kBf16;
   if (const auto mesh = MaxTextMesh(c.cluster, p)) {
     for (int i = 0; i < 6; ++i) {
       if ((*mesh)[i].ici != ici[i]) {
-        return InvalidInput(f.origin + ": ici_" + std::string(kAxes[i]) + "_parallelism=" + S(ici[i]) +
-                            " places the axis differently from occam's placement (" + S((*mesh)[i].ici) +
-                            " inside a slice); occam would estimate another layout");
+        return InvalidInput(
+            f.origin + ": ici_" + std::string(kAxes[i]) + "_parallelism=" + S(ici[i]) +
+            " places the axis differently from occam's placement (" + S((*mesh)[i].ici) +
+            " inside a slice); occam would estimate another layout");
       }
     }
   }

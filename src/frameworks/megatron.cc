@@ -125,7 +125,9 @@ void ParallelArgs(const Ctx& c, const PlanSpec& p, Args& a) {
   a.Add("--pipeline-model-parallel-size", S(p.pp));
   // The layout string fixes occam's layer split exactly and implies the
   // virtual stages (stages / PP); it excludes the VPP and uneven-end flags.
-  if (p.pp > 1) a.Add("--pipeline-model-parallel-layout", "\"" + Layout(c.model, ChunkLayers(c.model, p)) + "\"");
+  if (p.pp > 1)
+    a.Add("--pipeline-model-parallel-layout",
+          "\"" + Layout(c.model, ChunkLayers(c.model, p)) + "\"");
   a.Add("--context-parallel-size", S(p.cp));
   if (p.cp > 1) a.Add("--cp-comm-type", "p2p");
   if (c.model.moe) {
@@ -178,20 +180,25 @@ std::vector<std::string> MegatronProblems(const Ctx& c, const PlanSpec& p) {
   if (p.schedule == Schedule::kInterleaved) {
     const int64_t m = MicroBatches(c.job, p);
     if (m < p.pp || (m % p.pp != 0 && m % p.pp < p.pp)) {
-      out.push_back("the interleaved schedule needs m >= pp and m mod pp == 0 with the default "
-                    "microbatch group size pp (schedules.py); m = " + S(m) + ", pp = " + S(p.pp));
+      out.push_back(
+          "the interleaved schedule needs m >= pp and m mod pp == 0 with the default "
+          "microbatch group size pp (schedules.py); m = " +
+          S(m) + ", pp = " + S(p.pp));
     }
   }
   if (!p.order.empty() && p.order != kMegatronOrder) {
-    out.push_back("Megatron-LM's arguments fix the rank order tp-cp-ep-dp-pp "
-                  "(parallel_state.py); the plan's axis order is not expressible");
+    out.push_back(
+        "Megatron-LM's arguments fix the rank order tp-cp-ep-dp-pp "
+        "(parallel_state.py); the plan's axis order is not expressible");
   }
   if (p.hsdp > 0 && p.zero == 0) {
-    out.push_back("hsdp needs a sharded optimizer (--num-distributed-optimizer-instances "
-                  "shards within dp/instances ranks); zero=0 shards nothing");
+    out.push_back(
+        "hsdp needs a sharded optimizer (--num-distributed-optimizer-instances "
+        "shards within dp/instances ranks); zero=0 shards nothing");
   }
   if (c.job.tp_comm_overlap && p.tp > 1 && !p.sp) {
-    out.push_back("--tp-comm-overlap needs --sequence-parallel (arguments.py); the plan has sp=false");
+    out.push_back(
+        "--tp-comm-overlap needs --sequence-parallel (arguments.py); the plan has sp=false");
   }
   return out;
 }
@@ -204,8 +211,8 @@ FrameworkConfig MegatronWrite(const Ctx& c, const PlanSpec& p) {
   FrameworkConfig out;
   out.text = "# Megatron-LM arguments (pretrain_gpt.py) for " + FormatPlan(p) + "\n# " +
              c.model.name + " on " + S(c.cluster.num_chips) + " x " + c.cluster.chip.name +
-             ": launch " + S(c.cluster.num_chips) +
-             " ranks (DP = world/(TP*PP*CP) = " + S(p.dp) + ")\n";
+             ": launch " + S(c.cluster.num_chips) + " ranks (DP = world/(TP*PP*CP) = " + S(p.dp) +
+             ")\n";
   for (size_t i = 0; i < a.lines.size(); ++i) {
     out.text += a.lines[i] + (i + 1 < a.lines.size() ? " \\\n" : "\n");
   }
@@ -214,8 +221,11 @@ FrameworkConfig MegatronWrite(const Ctx& c, const PlanSpec& p) {
                         " is a TPU, so these arguments only document the layout");
   }
   if (p.pp > 1) {
-    out.notes.push_back("the pipeline layout " + std::string(p.stage_layers.empty() ? "is occam's default split" : "is the plan's stage list") +
-                        "; VPP = layout stages / PP = " + S(p.vpp > 1 && p.schedule == Schedule::kInterleaved ? p.vpp : 1));
+    out.notes.push_back("the pipeline layout " +
+                        std::string(p.stage_layers.empty() ? "is occam's default split"
+                                                           : "is the plan's stage list") +
+                        "; VPP = layout stages / PP = " +
+                        S(p.vpp > 1 && p.schedule == Schedule::kInterleaved ? p.vpp : 1));
   }
   return out;
 }

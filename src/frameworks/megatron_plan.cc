@@ -56,7 +56,8 @@ Result<std::string> ExpandLayout(const FrameworkFile& f, std::string s) {
 // Layers per stage from the layout; checks E first, L last, MTP count.
 Result<std::vector<int64_t>> LayoutStages(const FrameworkFile& f, const ModelSpec& m) {
   const std::string key = "--pipeline-model-parallel-layout";
-  OCCAM_ASSIGN_OR_RETURN(std::string s, ExpandLayout(f, *Value(f, "pipeline-model-parallel-layout")));
+  OCCAM_ASSIGN_OR_RETURN(std::string s,
+                         ExpandLayout(f, *Value(f, "pipeline-model-parallel-layout")));
   std::vector<int64_t> stages(1, 0);
   int64_t e = 0, l = 0, mtp = 0;
   for (size_t i = 0; i < s.size(); ++i) {
@@ -66,7 +67,8 @@ Result<std::vector<int64_t>> LayoutStages(const FrameworkFile& f, const ModelSpe
     } else if (ch == 't') {
       ++stages.back();
     } else if (ch == 'E') {
-      if (stages.size() != 1 || e++) return FileError(f, key, "E must appear once, on the first stage");
+      if (stages.size() != 1 || e++)
+        return FileError(f, key, "E must appear once, on the first stage");
     } else if (ch == 'L') {
       if (l++) return FileError(f, key, "L must appear once");
     } else if (ch == 'm') {
@@ -75,9 +77,11 @@ Result<std::vector<int64_t>> LayoutStages(const FrameworkFile& f, const ModelSpe
       return FileError(f, key, std::string("unknown symbol '") + ch + "' (use E, t, m, L)");
     }
   }
-  if (!e || !l || s.back() != 'L') return FileError(f, key, "needs E on the first stage and L last");
+  if (!e || !l || s.back() != 'L')
+    return FileError(f, key, "needs E on the first stage and L last");
   if (mtp != m.mtp_layers) {
-    return FileError(f, key, "places " + S(mtp) + " MTP layers but the model has " + S(m.mtp_layers));
+    return FileError(f, key,
+                     "places " + S(mtp) + " MTP layers but the model has " + S(m.mtp_layers));
   }
   return stages;
 }
@@ -91,9 +95,11 @@ Status ResolvePipeline(const FrameworkFile& f, const ModelSpec& m, PlanSpec& p) 
   OCCAM_ASSIGN_OR_RETURN(int64_t last, Int(f, "decoder-last-pipeline-num-layers", 0, 1));
   const bool layout = Has(f, "pipeline-model-parallel-layout");
   if ((vpp_ranks > 0) + (per_vstage > 0) + layout > 1) {
-    return InvalidInput(f.origin + ": give at most one of --num-virtual-stages-per-pipeline-rank, "
-                        "--num-layers-per-virtual-pipeline-stage and --pipeline-model-parallel-layout "
-                        "(arguments.py)");
+    return InvalidInput(
+        f.origin +
+        ": give at most one of --num-virtual-stages-per-pipeline-rank, "
+        "--num-layers-per-virtual-pipeline-stage and --pipeline-model-parallel-layout "
+        "(arguments.py)");
   }
   p.vpp = vpp_ranks > 0 ? vpp_ranks : 1;
   if (per_vstage > 0) {
@@ -113,7 +119,8 @@ Status ResolvePipeline(const FrameworkFile& f, const ModelSpec& m, PlanSpec& p) 
     p.vpp = n / p.pp;
   } else if ((first > 0 || last > 0) && p.pp > 1) {
     if (p.vpp > 1) {
-      return InvalidInput(f.origin + ": uneven first/last stages with virtual stages: occam reads "
+      return InvalidInput(f.origin +
+                          ": uneven first/last stages with virtual stages: occam reads "
                           "them only as a --pipeline-model-parallel-layout");
     }
     const int64_t ends = (first > 0) + (last > 0);
@@ -127,13 +134,15 @@ Status ResolvePipeline(const FrameworkFile& f, const ModelSpec& m, PlanSpec& p) 
     if (last > 0) p.stage_layers.back() = last;
   } else if (p.pp > 1) {
     if (L % (p.pp * p.vpp) != 0) {
-      return FileError(f, "--num-layers", S(L) + " layers are not divisible by PP*VPP = " +
-                                              S(p.pp * p.vpp) + " (give a layout or uneven ends)");
+      return FileError(f, "--num-layers",
+                       S(L) + " layers are not divisible by PP*VPP = " + S(p.pp * p.vpp) +
+                           " (give a layout or uneven ends)");
     }
     p.stage_layers.assign(p.pp * p.vpp, L / (p.pp * p.vpp));
   }
   if (p.pp == 1 && (p.vpp > 1 || layout)) {
-    return InvalidInput(f.origin + ": virtual pipeline stages need --pipeline-model-parallel-size > 1");
+    return InvalidInput(f.origin +
+                        ": virtual pipeline stages need --pipeline-model-parallel-size > 1");
   }
   if (p.pp == 1) p.stage_layers.clear();
   p.schedule = p.pp == 1 ? Schedule::kNone : p.vpp > 1 ? Schedule::kInterleaved : Schedule::k1F1B;
@@ -143,7 +152,8 @@ Status ResolvePipeline(const FrameworkFile& f, const ModelSpec& m, PlanSpec& p) 
 Status ResolveSharding(const FrameworkFile& f, PlanSpec& p) {
   p.zero = Has(f, "use-distributed-optimizer") ? 1 : 0;
   if (Has(f, "use-megatron-fsdp")) {
-    const std::string s = Value(f, "data-parallel-sharding-strategy").value_or("optim_grads_params");
+    const std::string s =
+        Value(f, "data-parallel-sharding-strategy").value_or("optim_grads_params");
     const char* names[] = {"no_shard", "optim", "optim_grads", "optim_grads_params"};
     p.zero = -1;
     for (int z = 0; z < 4; ++z) {
@@ -235,7 +245,8 @@ Result<ImportedLayout> MegatronResolve(const FrameworkFile& f, const Ctx& c) {
   }
   JobSpec& j = out.job;
   j = c.job;
-  if (!Has(f, "seq-length")) return FileError(f, "--seq-length", "missing (Megatron-LM requires it)");
+  if (!Has(f, "seq-length"))
+    return FileError(f, "--seq-length", "missing (Megatron-LM requires it)");
   OCCAM_ASSIGN_OR_RETURN(j.seq_len, Int(f, "seq-length", 0, 1));
   OCCAM_ASSIGN_OR_RETURN(j.global_batch_seqs, Int(f, "global-batch-size", p.mbs * p.dp, 1));
   if (!Has(f, "global-batch-size")) out.notes.push_back("--global-batch-size not given: MBS*DP");

@@ -19,8 +19,10 @@ Result<std::vector<int>> LayerPattern(const FrameworkFile& f, int64_t layers) {
   std::string v = *Value(f, "moe-layer-freq");
   std::vector<int> out;
   auto bad = [&] {
-    return FileError(f, "--moe-layer-freq", "'" + v + "' is not an integer, a [0,1,...] list or "
-                                              "a ([0]*a+[1]*b) expression");
+    return FileError(f, "--moe-layer-freq",
+                     "'" + v +
+                         "' is not an integer, a [0,1,...] list or "
+                         "a ([0]*a+[1]*b) expression");
   };
   if (v.find('[') == std::string::npos) {
     OCCAM_ASSIGN_OR_RETURN(int64_t n, IntValue(f, "moe-layer-freq"));
@@ -43,8 +45,10 @@ Result<std::vector<int>> LayerPattern(const FrameworkFile& f, int64_t layers) {
     if (close == std::string::npos) return bad();
     std::vector<int> group;
     for (char ch : s.substr(i + 1, close - i - 1)) {
-      if (ch == '0' || ch == '1') group.push_back(ch - '0');
-      else if (ch != ',') return bad();
+      if (ch == '0' || ch == '1')
+        group.push_back(ch - '0');
+      else if (ch != ',')
+        return bad();
     }
     i = close + 1;
     int64_t times = 1;
@@ -60,8 +64,9 @@ Result<std::vector<int>> LayerPattern(const FrameworkFile& f, int64_t layers) {
     }
   }
   if (static_cast<int64_t>(out.size()) != layers) {
-    return FileError(f, "--moe-layer-freq", "lists " + S(static_cast<int64_t>(out.size())) +
-                                                " layers but --num-layers is " + S(layers));
+    return FileError(f, "--moe-layer-freq",
+                     "lists " + S(static_cast<int64_t>(out.size())) +
+                         " layers but --num-layers is " + S(layers));
   }
   return out;
 }
@@ -91,8 +96,9 @@ Status MoeFromArgs(const FrameworkFile& f, ModelSpec& m) {
     }
     for (int64_t i = 0; i < m.num_layers; ++i) {
       if (pat[i] != (i >= k && i % freq == 0)) {
-        return FileError(f, "--moe-layer-freq", "this MoE layer pattern is not 'dense first, "
-                                                 "then every n-th layer'; give --model");
+        return FileError(f, "--moe-layer-freq",
+                         "this MoE layer pattern is not 'dense first, "
+                         "then every n-th layer'; give --model");
       }
     }
     e.first_k_dense = k;
@@ -150,7 +156,7 @@ Result<ModelSpec> MegatronModel(const FrameworkFile& f) {
   m.mlp_bias = !Has(f, "disable-bias-linear");
   m.tied_embeddings = !Has(f, "untie-embeddings-and-output-weights");
   m.norm = Value(f, "normalization") == std::string("RMSNorm") ? NormKind::kRmsNorm
-                                                                : NormKind::kLayerNorm;
+                                                               : NormKind::kLayerNorm;
   if (Value(f, "position-embedding-type") == std::string("learned_absolute")) {
     OCCAM_ASSIGN_OR_RETURN(m.learned_positions, Int(f, "max-position-embeddings", 0));
   }

@@ -90,8 +90,10 @@ TEST(ReadErrors, UnknownLayoutKeysNameKeyAndFile) {
     const char* file;
     const char* key;
   } cases[] = {
-      {Framework::kMegatron, "bad/megatron-unknown-layout-flag.args", "--pipeline-model-parallel-split-rank"},
-      {Framework::kTorchtitan, "bad/torchtitan-unknown-parallelism.toml", "parallelism.pipeline_parallel_split_points"},
+      {Framework::kMegatron, "bad/megatron-unknown-layout-flag.args",
+       "--pipeline-model-parallel-split-rank"},
+      {Framework::kTorchtitan, "bad/torchtitan-unknown-parallelism.toml",
+       "parallelism.pipeline_parallel_split_points"},
       {Framework::kMaxText, "bad/maxtext-unmodelled-axis.yml", "ici_tensor_transpose_parallelism"},
   };
   for (const auto& c : cases) {
@@ -113,7 +115,8 @@ TEST(ReadErrors, HarmlessUnknownKeyWarns) {
 TEST(ReadErrors, MegatronWithoutModelNamesWhatIsMissing) {
   auto f = Parse(Framework::kMegatron, "bad/megatron-unknown-layout-flag.args");
   ASSERT_FALSE(f.ok());
-  auto g = ParseFrameworkFile(Framework::kMegatron, "--tensor-model-parallel-size 2 --seq-length 4096", "x.args");
+  auto g = ParseFrameworkFile(Framework::kMegatron,
+                              "--tensor-model-parallel-size 2 --seq-length 4096", "x.args");
   ASSERT_TRUE(g.ok());
   auto m = ModelFromFile(*g);
   ASSERT_FALSE(m.ok());
@@ -124,9 +127,11 @@ TEST(ReadErrors, MegatronWithoutModelNamesWhatIsMissing) {
 TEST(ReadErrors, WorldSizeMustDivide) {
   auto f = ParseFrameworkFile(Framework::kMegatron,
                               "--tensor-model-parallel-size 8 --pipeline-model-parallel-size 3 "
-                              "--seq-length 4096", "w.args");
+                              "--seq-length 4096",
+                              "w.args");
   ASSERT_TRUE(f.ok());
-  auto l = ResolveFrameworkFile(*f, *CatalogModel("llama-3.1-8b"), *CatalogCluster("h100", 64), JobSpec{});
+  auto l = ResolveFrameworkFile(*f, *CatalogModel("llama-3.1-8b"), *CatalogCluster("h100", 64),
+                                JobSpec{});
   ASSERT_FALSE(l.ok());
   EXPECT_NE(l.status().message().find("not divisible by TP*PP*CP = 24"), std::string::npos);
 }

@@ -87,11 +87,17 @@ void RoundTrip(const Case& cs, size_t stride) {
   }
 }
 
-TEST(FrameworksRoundTrip, DenseLlamaOnH100Nodes) { RoundTrip({"llama-3.1-8b", "h100", 64, 4096, 256}, 7); }
+TEST(FrameworksRoundTrip, DenseLlamaOnH100Nodes) {
+  RoundTrip({"llama-3.1-8b", "h100", 64, 4096, 256}, 7);
+}
 
-TEST(FrameworksRoundTrip, MlaMoeOnH800) { RoundTrip({"deepseek-v2-lite", "h800", 32, 4096, 128}, 11); }
+TEST(FrameworksRoundTrip, MlaMoeOnH800) {
+  RoundTrip({"deepseek-v2-lite", "h800", 32, 4096, 128}, 11);
+}
 
-TEST(FrameworksRoundTrip, MoeOnTpuV5p) { RoundTrip({"mixtral-8x7b", "tpu-v5p", 128, 4096, 256}, 13); }
+TEST(FrameworksRoundTrip, MoeOnTpuV5p) {
+  RoundTrip({"mixtral-8x7b", "tpu-v5p", 128, 4096, 256}, 13);
+}
 
 TEST(FrameworksRoundTrip, BiasedGpt2OnA100) { RoundTrip({"gpt2-xl", "a100", 16, 1024, 64}, 5); }
 

@@ -57,7 +57,8 @@ std::string ModuleFqns(const ModelSpec& m, const PlanSpec& p) {
     for (int64_t k = 0; k < chunks[c]; ++k, ++layer) {
       items += (items.empty() ? "" : ", ") + Q("layers." + S(layer));
     }
-    if (c + 1 == chunks.size()) items += (items.empty() ? "" : ", ") + Q("norm") + ", " + Q("output");
+    if (c + 1 == chunks.size())
+      items += (items.empty() ? "" : ", ") + Q("norm") + ", " + Q("output");
     s += items + "]";
   }
   return s + "\n]";
@@ -98,7 +99,8 @@ std::vector<Section> Sections(const Ctx& c, const PlanSpec& p) {
     }
     par.keys.push_back({"module_fqns_per_model_part", ModuleFqns(c.model, p)});
   }
-  if (c.job.tp_comm_overlap && p.tp > 1) par.keys.push_back({"enable_async_tensor_parallel", "true"});
+  if (c.job.tp_comm_overlap && p.tp > 1)
+    par.keys.push_back({"enable_async_tensor_parallel", "true"});
   out.push_back(par);
   Section ac{"activation_checkpoint", {}};
   const char* mode = p.recompute == Recompute::kFull        ? "full"
@@ -118,12 +120,14 @@ std::vector<Section> Sections(const Ctx& c, const PlanSpec& p) {
 std::vector<std::string> TorchtitanProblems(const Ctx& c, const PlanSpec& p) {
   std::vector<std::string> out;
   if (p.schedule == Schedule::kZbH1) {
-    out.push_back("torchtitan has no single-stage zero-bubble schedule (ZB-H1); its zero-bubble "
-                  "schedules are InterleavedZeroBubble and ZBVZeroBubble");
+    out.push_back(
+        "torchtitan has no single-stage zero-bubble schedule (ZB-H1); its zero-bubble "
+        "schedules are InterleavedZeroBubble and ZBVZeroBubble");
   }
   if (p.schedule == Schedule::kDualPipe) {
-    out.push_back("torchtitan has no DualPipe (two directions, two weight copies); it runs "
-                  "DualPipeV");
+    out.push_back(
+        "torchtitan has no DualPipe (two directions, two weight copies); it runs "
+        "DualPipeV");
   }
   const int64_t m = MicroBatches(c.job, p);
   if (p.schedule == Schedule::kInterleaved && m % std::max<int64_t>(1, m / p.pp) != 0) {
@@ -141,8 +145,9 @@ std::vector<std::string> TorchtitanProblems(const Ctx& c, const PlanSpec& p) {
                   "data_parallel_replicate_degree shards nothing");
   }
   if (data_ranks && p.zero == 0 && p.cp > 1) {
-    out.push_back("torchtitan applies FSDP over the context-parallel ranks: zero=0 with cp > 1 "
-                  "is not expressible");
+    out.push_back(
+        "torchtitan applies FSDP over the context-parallel ranks: zero=0 with cp > 1 "
+        "is not expressible");
   }
   if (p.hsdp > 0 && (p.zero < 3 || (p.hsdp == 1 && p.cp == 1))) {
     out.push_back("hsdp=" + S(p.hsdp) + " with zero=" + S(p.zero) +
@@ -151,29 +156,35 @@ std::vector<std::string> TorchtitanProblems(const Ctx& c, const PlanSpec& p) {
   if (c.model.moe) {
     const int64_t region = ShardDegree(p) * p.cp * p.tp;
     if (region % (p.ep * p.etp) != 0) {
-      out.push_back("torchtitan carves expert parallelism from the data_parallel_shard_degree * "
-                    "cp * tp = " + S(region) + " ranks (parallel_dims.py); ep*etp = " +
-                    S(p.ep * p.etp) + " does not divide them");
+      out.push_back(
+          "torchtitan carves expert parallelism from the data_parallel_shard_degree * "
+          "cp * tp = " +
+          S(region) + " ranks (parallel_dims.py); ep*etp = " + S(p.ep * p.etp) +
+          " does not divide them");
     }
     if (p.etp != 1 && p.etp != p.tp) {
       out.push_back("torchtitan's expert_tensor_parallel_degree is 1 or tp (got " + S(p.etp) + ")");
     }
   }
   if (p.tp > 1 && !p.sp) {
-    out.push_back("torchtitan's TOML-era tensor parallelism always shards the sequence (sp=false "
-                  "is not expressible)");
+    out.push_back(
+        "torchtitan's TOML-era tensor parallelism always shards the sequence (sp=false "
+        "is not expressible)");
   }
   if (p.a2a_overlap) {
-    out.push_back("torchtitan has no expert all-to-all overlap outside DualPipeV "
-                  "(a2a_overlap is Megatron-Core's combined 1F1B)");
+    out.push_back(
+        "torchtitan has no expert all-to-all overlap outside DualPipeV "
+        "(a2a_overlap is Megatron-Core's combined 1F1B)");
   }
   if (!p.order.empty()) {
-    out.push_back("torchtitan's device mesh order is fixed (pp, dp_replicate, dp_shard, cp, tp; "
-                  "parallel_dims.py); the plan's axis order is not expressible");
+    out.push_back(
+        "torchtitan's device mesh order is fixed (pp, dp_replicate, dp_shard, cp, tp; "
+        "parallel_dims.py); the plan's axis order is not expressible");
   }
   if (c.model.mtp_layers > 0 && p.pp > 1) {
-    out.push_back("torchtitan's multi-token prediction does not support pipeline parallelism "
-                  "(models/deepseek_v3/mtp.py)");
+    out.push_back(
+        "torchtitan's multi-token prediction does not support pipeline parallelism "
+        "(models/deepseek_v3/mtp.py)");
   }
   return out;
 }
@@ -197,8 +208,9 @@ FrameworkConfig TorchtitanWrite(const Ctx& c, const PlanSpec& p) {
   }
   out.flags += "\n";
   if (p.pp > 1) {
-    out.notes.push_back("module_fqns_per_model_part (occam's layer split) has no flag form here; "
-                        "keep it in the TOML");
+    out.notes.push_back(
+        "module_fqns_per_model_part (occam's layer split) has no flag form here; "
+        "keep it in the TOML");
   }
   if (!FindByCatalog(c.model.name) || FindByCatalog(c.model.name)->torchtitan_name.empty()) {
     out.notes.push_back("set [model] name and flavor for " + c.model.name +
@@ -209,20 +221,22 @@ FrameworkConfig TorchtitanWrite(const Ctx& c, const PlanSpec& p) {
                         " is a TPU, so this config only documents the layout");
   }
   if (c.model.moe && p.etp > 1) {
-    out.notes.push_back("expert_tensor_parallel_degree was removed on 2026-04-30 (torchtitan "
-                        "#3167); newer torchtitan runs etp=1 only");
+    out.notes.push_back(
+        "expert_tensor_parallel_degree was removed on 2026-04-30 (torchtitan "
+        "#3167); newer torchtitan runs etp=1 only");
   }
   if (p.schedule == Schedule::kDualPipeV && p.ep > 1) {
-    out.notes.push_back("pipeline_parallel_expert_parallel_overlap was removed in 2026-04 "
-                        "(torchtitan #2822); newer torchtitan's DualPipeV does not hide the "
-                        "expert all-to-all");
+    out.notes.push_back(
+        "pipeline_parallel_expert_parallel_overlap was removed in 2026-04 "
+        "(torchtitan #2822); newer torchtitan's DualPipeV does not hide the "
+        "expert all-to-all");
   }
-  out.notes.push_back("newer torchtitan (2026-08-20, #4121) counts the batch in tokens: "
-                      "num_tokens_per_microbatch_per_dp_rank = " +
-                      S(p.mbs * c.job.seq_len) +
-                      ", num_tokens_per_train_step = " + S(c.job.global_batch_tokens()) +
-                      ", max_context_length = " + S(c.job.seq_len) +
-                      (p.pp > 1 ? ", num_pp_microbatches = " + S(c.job.global_batch_seqs / p.dp / p.mbs) : ""));
+  out.notes.push_back(
+      "newer torchtitan (2026-08-20, #4121) counts the batch in tokens: "
+      "num_tokens_per_microbatch_per_dp_rank = " +
+      S(p.mbs * c.job.seq_len) + ", num_tokens_per_train_step = " + S(c.job.global_batch_tokens()) +
+      ", max_context_length = " + S(c.job.seq_len) +
+      (p.pp > 1 ? ", num_pp_microbatches = " + S(c.job.global_batch_seqs / p.dp / p.mbs) : ""));
   return out;
 }
 

@@ -33,7 +33,8 @@ Result<std::vector<int64_t>> FqnStages(const FrameworkFile& f, int64_t layers) {
     if (item.starts_with("layers.")) {
       const std::string n = item.substr(7);
       if (n.empty() || !std::all_of(n.begin(), n.end(), ::isdigit) || std::stoll(n) != next) {
-        return FileError(f, key, "'" + item + "' is out of order (expected layers." + S(next) + ")");
+        return FileError(f, key,
+                         "'" + item + "' is out of order (expected layers." + S(next) + ")");
       }
       ++next;
       ++out.back();
@@ -79,33 +80,42 @@ Status ResolveSchedule(const FrameworkFile& f, const ModelSpec& m, PlanSpec& p,
     p.schedule = Schedule::kDualPipeV;
     per_rank = 2;
   } else {
-    return FileError(f, key, "'" + name + "' is not a schedule occam models (1F1B, GPipe, "
-                             "Interleaved1F1B, ZBVZeroBubble, DualPipeV)");
+    return FileError(f, key,
+                     "'" + name +
+                         "' is not a schedule occam models (1F1B, GPipe, "
+                         "Interleaved1F1B, ZBVZeroBubble, DualPipeV)");
   }
   int64_t stages = p.pp * per_rank;
   if (Value(f, "parallelism.module_fqns_per_model_part")) {
     OCCAM_ASSIGN_OR_RETURN(p.stage_layers, FqnStages(f, m.num_layers));
     stages = static_cast<int64_t>(p.stage_layers.size());
   } else if (Value(f, "parallelism.pipeline_parallel_layers_per_stage")) {
-    OCCAM_ASSIGN_OR_RETURN(int64_t lps, IntValue(f, "parallelism.pipeline_parallel_layers_per_stage"));
-    OCCAM_ASSIGN_OR_RETURN(int64_t fl, Int(f, "parallelism.pipeline_parallel_first_stage_less_layers", 1));
-    OCCAM_ASSIGN_OR_RETURN(int64_t ll, Int(f, "parallelism.pipeline_parallel_last_stage_less_layers", 1));
-    if (lps < 1) return FileError(f, "parallelism.pipeline_parallel_layers_per_stage", "must be >= 1");
+    OCCAM_ASSIGN_OR_RETURN(int64_t lps,
+                           IntValue(f, "parallelism.pipeline_parallel_layers_per_stage"));
+    OCCAM_ASSIGN_OR_RETURN(int64_t fl,
+                           Int(f, "parallelism.pipeline_parallel_first_stage_less_layers", 1));
+    OCCAM_ASSIGN_OR_RETURN(int64_t ll,
+                           Int(f, "parallelism.pipeline_parallel_last_stage_less_layers", 1));
+    if (lps < 1)
+      return FileError(f, "parallelism.pipeline_parallel_layers_per_stage", "must be >= 1");
     stages = (m.num_layers + fl + ll + lps - 1) / lps;
     notes.push_back("pipeline_parallel_layers_per_stage: occam splits the " + S(stages) +
                     " stages by its own default rule, not torchtitan's");
   }
   if (stages % p.pp != 0) {
-    return InvalidInput(f.origin + ": " + S(stages) + " pipeline stages are not a multiple of "
-                        "pipeline_parallel_degree " + S(p.pp) + " (pipeline_parallel.py)");
+    return InvalidInput(f.origin + ": " + S(stages) +
+                        " pipeline stages are not a multiple of "
+                        "pipeline_parallel_degree " +
+                        S(p.pp) + " (pipeline_parallel.py)");
   }
   p.vpp = stages / p.pp;
   const bool multi = p.schedule == Schedule::kInterleaved || p.schedule == Schedule::kZbV ||
                      p.schedule == Schedule::kDualPipeV;
   if ((multi && p.vpp < 2) || (!multi && p.vpp != 1) ||
       (p.schedule != Schedule::kInterleaved && multi && p.vpp != 2)) {
-    return FileError(f, key, S(p.vpp) + " stages per rank do not suit " + name +
-                             " (single-stage schedules 1, V schedules 2, interleaved >= 2)");
+    return FileError(f, key,
+                     S(p.vpp) + " stages per rank do not suit " + name +
+                         " (single-stage schedules 1, V schedules 2, interleaved >= 2)");
   }
   return Status::Ok();
 }
@@ -118,7 +128,9 @@ Status ResolveDegrees(const FrameworkFile& f, const Ctx& c, PlanSpec& p) {
   OCCAM_ASSIGN_OR_RETURN(p.cp, Int(f, "parallelism.context_parallel_degree", 1));
   OCCAM_ASSIGN_OR_RETURN(p.pp, Int(f, "parallelism.pipeline_parallel_degree", 1));
   for (int64_t v : {rep, p.tp, p.cp, p.pp}) {
-    if (v < 1) return InvalidInput(f.origin + ": parallel degrees must be >= 1 (-1 only for data_parallel_shard_degree)");
+    if (v < 1)
+      return InvalidInput(
+          f.origin + ": parallel degrees must be >= 1 (-1 only for data_parallel_shard_degree)");
   }
   const int64_t rest = rep * p.tp * p.cp * p.pp;
   if (shard == -1) {
@@ -152,12 +164,19 @@ Status ResolveDegrees(const FrameworkFile& f, const Ctx& c, PlanSpec& p) {
 
 Status ResolveRecompute(const FrameworkFile& f, PlanSpec& p, std::vector<std::string>& notes) {
   const auto mode = Value(f, "activation_checkpoint.mode");
-  if (!mode) notes.push_back("[activation_checkpoint] mode not given: torchtitan's default selective");
+  if (!mode)
+    notes.push_back("[activation_checkpoint] mode not given: torchtitan's default selective");
   const std::string m = mode.value_or("selective");
-  if (m == "none") p.recompute = Recompute::kNone;
-  else if (m == "full") p.recompute = Recompute::kFull;
-  else if (m == "selective") p.recompute = Recompute::kSelective;
-  else return FileError(f, "activation_checkpoint.mode", "'" + m + "' is not none, selective or full (occam does not model memory_budget)");
+  if (m == "none")
+    p.recompute = Recompute::kNone;
+  else if (m == "full")
+    p.recompute = Recompute::kFull;
+  else if (m == "selective")
+    p.recompute = Recompute::kSelective;
+  else
+    return FileError(
+        f, "activation_checkpoint.mode",
+        "'" + m + "' is not none, selective or full (occam does not model memory_budget)");
   const auto opt = Value(f, "activation_checkpoint.selective_ac_option");
   if (p.recompute == Recompute::kSelective && opt && *opt != "op") {
     return FileError(f, "activation_checkpoint.selective_ac_option",
@@ -178,13 +197,16 @@ Result<ImportedLayout> TorchtitanResolve(const FrameworkFile& f, const Ctx& c) {
   j = c.job;
   const bool tokens = Value(f, "training.num_tokens_per_microbatch_per_dp_rank") ||
                       Value(f, "training.max_context_length");
-  OCCAM_ASSIGN_OR_RETURN(j.seq_len, Int(f, tokens ? "training.max_context_length" : "training.seq_len", 2048));
+  OCCAM_ASSIGN_OR_RETURN(j.seq_len,
+                         Int(f, tokens ? "training.max_context_length" : "training.seq_len", 2048));
   if (j.seq_len < 1) return InvalidInput(f.origin + ": the sequence length must be >= 1");
   if (tokens) {
-    OCCAM_ASSIGN_OR_RETURN(int64_t per_mb, Int(f, "training.num_tokens_per_microbatch_per_dp_rank", 16384));
+    OCCAM_ASSIGN_OR_RETURN(int64_t per_mb,
+                           Int(f, "training.num_tokens_per_microbatch_per_dp_rank", 16384));
     if (per_mb % j.seq_len != 0 || per_mb < j.seq_len) {
-      return FileError(f, "training.num_tokens_per_microbatch_per_dp_rank",
-                       S(per_mb) + " is not a whole number of " + S(j.seq_len) + "-token sequences");
+      return FileError(
+          f, "training.num_tokens_per_microbatch_per_dp_rank",
+          S(per_mb) + " is not a whole number of " + S(j.seq_len) + "-token sequences");
     }
     p.mbs = per_mb / j.seq_len;
     OCCAM_ASSIGN_OR_RETURN(int64_t npm, Int(f, "parallelism.num_pp_microbatches", 1));
@@ -193,7 +215,8 @@ Result<ImportedLayout> TorchtitanResolve(const FrameworkFile& f, const Ctx& c) {
   } else {
     OCCAM_ASSIGN_OR_RETURN(int64_t local, Int(f, "training.local_batch_size", 8));
     OCCAM_ASSIGN_OR_RETURN(int64_t global, Int(f, "training.global_batch_size", -1));
-    OCCAM_ASSIGN_OR_RETURN(int64_t micro, Int(f, "parallelism.pipeline_parallel_microbatch_size", 1));
+    OCCAM_ASSIGN_OR_RETURN(int64_t micro,
+                           Int(f, "parallelism.pipeline_parallel_microbatch_size", 1));
     p.mbs = p.pp > 1 ? micro : local;
     if (p.mbs < 1 || local < 1) return InvalidInput(f.origin + ": batch sizes must be >= 1");
     j.global_batch_seqs = global == -1 ? local * p.dp : global;
@@ -203,7 +226,8 @@ Result<ImportedLayout> TorchtitanResolve(const FrameworkFile& f, const Ctx& c) {
                     ? Precision::kFp8
                     : Precision::kBf16;
   j.overlap_grad_reduce = true;  // FSDP2/DDP overlap their collectives with compute
-  if (Value(f, "parallelism.enable_async_tensor_parallel") == std::string("true")) j.tp_comm_overlap = true;
+  if (Value(f, "parallelism.enable_async_tensor_parallel") == std::string("true"))
+    j.tp_comm_overlap = true;
   return out;
 }
 

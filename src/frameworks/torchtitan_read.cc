@@ -15,24 +15,40 @@ namespace occam::frameworks_internal {
 namespace {
 
 const std::set<std::string>& Understood() {
-  static const std::set<std::string> k = {
-      "model.name", "model.flavor", "model.converters", "training.local_batch_size",
-      "training.global_batch_size", "training.seq_len", "training.mixed_precision_param",
-      "training.mixed_precision_reduce", "training.num_tokens_per_microbatch_per_dp_rank",
-      "training.num_tokens_per_train_step", "training.max_context_length",
-      "parallelism.data_parallel_replicate_degree", "parallelism.data_parallel_shard_degree",
-      "parallelism.fsdp_reshard_after_forward", "parallelism.tensor_parallel_degree",
-      "parallelism.enable_sequence_parallel", "parallelism.context_parallel_degree",
-      "parallelism.expert_parallel_degree", "parallelism.expert_tensor_parallel_degree",
-      "parallelism.pipeline_parallel_degree", "parallelism.pipeline_parallel_schedule",
-      "parallelism.pipeline_parallel_microbatch_size", "parallelism.num_pp_microbatches",
-      "parallelism.pipeline_parallel_layers_per_stage", "parallelism.module_fqns_per_model_part",
-      "parallelism.pipeline_parallel_expert_parallel_overlap",
-      "parallelism.pipeline_parallel_first_stage_less_layers",
-      "parallelism.pipeline_parallel_last_stage_less_layers",
-      "parallelism.context_parallel_load_balancer", "parallelism.enable_async_tensor_parallel",
-      "activation_checkpoint.mode", "activation_checkpoint.selective_ac_option",
-      "compile.enable", "compile.components"};
+  static const std::set<std::string> k = {"model.name",
+                                          "model.flavor",
+                                          "model.converters",
+                                          "training.local_batch_size",
+                                          "training.global_batch_size",
+                                          "training.seq_len",
+                                          "training.mixed_precision_param",
+                                          "training.mixed_precision_reduce",
+                                          "training.num_tokens_per_microbatch_per_dp_rank",
+                                          "training.num_tokens_per_train_step",
+                                          "training.max_context_length",
+                                          "parallelism.data_parallel_replicate_degree",
+                                          "parallelism.data_parallel_shard_degree",
+                                          "parallelism.fsdp_reshard_after_forward",
+                                          "parallelism.tensor_parallel_degree",
+                                          "parallelism.enable_sequence_parallel",
+                                          "parallelism.context_parallel_degree",
+                                          "parallelism.expert_parallel_degree",
+                                          "parallelism.expert_tensor_parallel_degree",
+                                          "parallelism.pipeline_parallel_degree",
+                                          "parallelism.pipeline_parallel_schedule",
+                                          "parallelism.pipeline_parallel_microbatch_size",
+                                          "parallelism.num_pp_microbatches",
+                                          "parallelism.pipeline_parallel_layers_per_stage",
+                                          "parallelism.module_fqns_per_model_part",
+                                          "parallelism.pipeline_parallel_expert_parallel_overlap",
+                                          "parallelism.pipeline_parallel_first_stage_less_layers",
+                                          "parallelism.pipeline_parallel_last_stage_less_layers",
+                                          "parallelism.context_parallel_load_balancer",
+                                          "parallelism.enable_async_tensor_parallel",
+                                          "activation_checkpoint.mode",
+                                          "activation_checkpoint.selective_ac_option",
+                                          "compile.enable",
+                                          "compile.components"};
   return k;
 }
 
@@ -42,6 +58,11 @@ bool QuietSection(const std::string& key) {
                         "profiling.", "validation.", "comm.", "experimental.", "float8.",
                         "quantize.", "fault_tolerance.", "memory_estimation.", "debug."}) {
     if (key.starts_with(s)) return true;
+  }
+  for (const char* k : {"model.hf_assets_path", "training.steps", "training.max_norm",
+                        "training.dataset", "training.dataset_path", "training.warmup_steps",
+                        "training.seed", "training.deterministic", "training.gc_freq"}) {
+    if (key == k) return true;
   }
   return false;
 }
@@ -118,14 +139,14 @@ Result<FrameworkFile> TorchtitanParse(std::string_view text, std::string_view or
 
 Result<std::optional<int64_t>> TorchtitanChips(const FrameworkFile& f) {
   int64_t world = 1;
-  for (const char* k : {"parallelism.data_parallel_replicate_degree",
-                        "parallelism.data_parallel_shard_degree",
-                        "parallelism.tensor_parallel_degree", "parallelism.context_parallel_degree",
-                        "parallelism.pipeline_parallel_degree"}) {
+  for (const char* k :
+       {"parallelism.data_parallel_replicate_degree", "parallelism.data_parallel_shard_degree",
+        "parallelism.tensor_parallel_degree", "parallelism.context_parallel_degree",
+        "parallelism.pipeline_parallel_degree"}) {
     int64_t v = std::string(k) == "parallelism.data_parallel_shard_degree" ? -1 : 1;
     if (Value(f, k)) {
-    OCCAM_ASSIGN_OR_RETURN(v, IntValue(f, k));
-  }
+      OCCAM_ASSIGN_OR_RETURN(v, IntValue(f, k));
+    }
     if (v == -1) return std::optional<int64_t>();
     if (v < 1) return FileError(f, k, "must be >= 1 (or -1 for data_parallel_shard_degree)");
     world *= v;
