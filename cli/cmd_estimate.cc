@@ -18,6 +18,7 @@ struct EstimateFlags {
   std::string cluster;
   int64_t chips = 0;
   std::string plan;
+  bool plan_given = false;  // --plan "" is given, and empty
   bool json = false;
   std::string emit;
   std::vector<std::string> from;
@@ -26,12 +27,12 @@ struct EstimateFlags {
 
 Result<FromInputs> Inputs(const EstimateFlags& f) {
   if (!f.from.empty()) {
-    if (!f.plan.empty()) return InvalidInput("--plan and --from both give the layout; use one");
+    if (f.plan_given) return InvalidInput("--plan and --from both give the layout; use one");
     return LoadFrom(f.from, f.model, f.cluster, f.chips, f.job);
   }
   if (f.model.empty()) return InvalidInput("--model is required (or --from FMT FILE)");
   if (f.cluster.empty()) return InvalidInput("--cluster is required");
-  if (f.plan.empty()) return InvalidInput("--plan is required (or --from FMT FILE)");
+  if (!f.plan_given) return InvalidInput("--plan is required (or --from FMT FILE)");
   FromInputs in;
   OCCAM_ASSIGN_OR_RETURN(in.model, LoadModel(f.model));
   OCCAM_ASSIGN_OR_RETURN(in.cluster, LoadCluster(f.cluster, f.chips));
@@ -71,8 +72,8 @@ void RegisterEstimate(CLI::App& app, int* exit_code) {
   cmd->add_option("--model", flags->model, "catalog name or config file");
   cmd->add_option("--cluster", flags->cluster, "cluster template or cluster file");
   cmd->add_option("--chips", flags->chips, "number of chips (templates)");
-  cmd->add_option("--plan", flags->plan,
-                  "layout, e.g. \"tp=1,pp=16,ep=64,dp=128,zero=1,mbs=1,schedule=1f1b\"");
+  auto* plan_opt = cmd->add_option(
+      "--plan", flags->plan, "layout, e.g. \"tp=1,pp=16,ep=64,dp=128,zero=1,mbs=1,schedule=1f1b\"");
   cmd->add_flag("--json", flags->json, "print one JSON object");
   cmd->add_option("--emit", flags->emit,
                   "also print the layout as a megatron, torchtitan or maxtext configuration");
@@ -81,7 +82,8 @@ void RegisterEstimate(CLI::App& app, int* exit_code) {
                   "megatron|torchtitan|maxtext FILE")
       ->expected(2);
   AddJobFlags(*cmd, flags->job);
-  cmd->callback([flags, exit_code] {
+  cmd->callback([flags, exit_code, plan_opt] {
+    flags->plan_given = plan_opt->count() > 0;
     const Status s = Run(*flags);
     *exit_code = s.ok() ? 0 : Fail(s);
   });
