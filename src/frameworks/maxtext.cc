@@ -69,8 +69,10 @@ std::optional<std::vector<MaxTextAxis>> MaxTextMesh(const ClusterSpec& cluster, 
   return axes;
 }
 
-std::vector<std::string> MaxTextProblems(const Ctx& c, const PlanSpec& p) {
-  std::vector<std::string> out;
+namespace {
+
+// Schedules, stages and micro-batches.
+void MaxTextPipelineProblems(const Ctx& c, const PlanSpec& p, std::vector<std::string>& out) {
   if (p.pp > 1 && (p.schedule != Schedule::kGpipe || p.vpp != 1)) {
     out.push_back(
         "MaxText pipelines run GPipe (num_pipeline_repeats = 1) or circular repeats of "
@@ -94,6 +96,10 @@ std::vector<std::string> MaxTextProblems(const Ctx& c, const PlanSpec& p) {
                     S(MicroBatches(c.job, p)) + ", pp = " + S(p.pp));
     }
   }
+}
+
+// Data parallelism, experts and the rest.
+void MaxTextShardingProblems(const Ctx& c, const PlanSpec& p, std::vector<std::string>& out) {
   const bool data_ranks = p.dp * p.cp > 1;
   if (data_ranks && p.zero == 2) {
     out.push_back(
@@ -141,6 +147,14 @@ std::vector<std::string> MaxTextProblems(const Ctx& c, const PlanSpec& p) {
     out.push_back("the axes do not split into whole ICI x DCN factors at the slice size of " +
                   S(MaxTextSliceSize(c.cluster)) + " chips");
   }
+}
+
+}  // namespace
+
+std::vector<std::string> MaxTextProblems(const Ctx& c, const PlanSpec& p) {
+  std::vector<std::string> out;
+  MaxTextPipelineProblems(c, p, out);
+  MaxTextShardingProblems(c, p, out);
   return out;
 }
 

@@ -117,8 +117,10 @@ std::vector<Section> Sections(const Ctx& c, const PlanSpec& p) {
 
 }  // namespace
 
-std::vector<std::string> TorchtitanProblems(const Ctx& c, const PlanSpec& p) {
-  std::vector<std::string> out;
+namespace {
+
+// Schedules, stages and micro-batches.
+void TitanPipelineProblems(const Ctx& c, const PlanSpec& p, std::vector<std::string>& out) {
   if (p.schedule == Schedule::kZbH1) {
     out.push_back(
         "torchtitan has no single-stage zero-bubble schedule (ZB-H1); its zero-bubble "
@@ -138,6 +140,10 @@ std::vector<std::string> TorchtitanProblems(const Ctx& c, const PlanSpec& p) {
     out.push_back("PyTorch's DualPipeV needs at least as many microbatches as stages (" +
                   S(2 * p.pp) + "); M = " + S(m));
   }
+}
+
+// Data parallelism, experts and the rest.
+void TitanShardingProblems(const Ctx& c, const PlanSpec& p, std::vector<std::string>& out) {
   const bool data_ranks = p.dp * p.cp > 1;
   if (data_ranks && (p.zero == 1 || p.zero == 2)) {
     out.push_back("torchtitan has no ZeRO-" + S(p.zero) +
@@ -186,6 +192,14 @@ std::vector<std::string> TorchtitanProblems(const Ctx& c, const PlanSpec& p) {
         "torchtitan's multi-token prediction does not support pipeline parallelism "
         "(models/deepseek_v3/mtp.py)");
   }
+}
+
+}  // namespace
+
+std::vector<std::string> TorchtitanProblems(const Ctx& c, const PlanSpec& p) {
+  std::vector<std::string> out;
+  TitanPipelineProblems(c, p, out);
+  TitanShardingProblems(c, p, out);
   return out;
 }
 
