@@ -89,8 +89,10 @@ Result<std::string> BetterLayoutLine(const FromInputs& in, const Estimate& e) {
                   100.0 * (mine / l.step_time.value() - 1.0));
     return std::string(buf);
   };
-  std::string s = "\nWhat would be better (this layout: " + std::to_string(mine).substr(0, 6) +
-                  " s per step" + (e.fits ? "" : ", does not fit") + "):\n";
+  char head[128];
+  std::snprintf(head, sizeof head, "\nWhat would be better (this layout: %.3f s per step%s):\n",
+                mine, e.fits ? "" : ", does not fit");
+  std::string s = head;
   s += line("best layout occam finds", *r.best);
   const std::string fw(FrameworkName(in.framework));
   for (const auto& l : r.top) {
