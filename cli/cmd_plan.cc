@@ -17,54 +17,6 @@
 namespace occam::cli {
 namespace {
 
-struct SearchFlags {
-  int64_t top = 20;
-  double simplest_within = 0.03;
-  double pp_threshold = 0.03;
-  std::string fix;
-  int64_t max_tp = 0;
-  bool no_pp = false;
-  int threads = 0;
-};
-
-void AddSearchFlags(CLI::App& cmd, SearchFlags& f) {
-  cmd.add_option("--fix", f.fix, "plan fields to keep fixed, e.g. \"ep=64,pp=16\"");
-  cmd.add_option("--max-tp", f.max_tp, "largest tensor-parallel degree to consider");
-  cmd.add_flag("--no-pp", f.no_pp, "consider only layouts without pipeline parallelism");
-  cmd.add_option("--threads", f.threads, "worker threads (default: all cores)");
-  cmd.add_option("--simplest-within", f.simplest_within,
-                 "simplest layout within this fraction of the best step time (default 0.03)");
-  cmd.add_option("--pp-threshold", f.pp_threshold,
-                 "PP is needed when the best layout without it is slower by more than this "
-                 "fraction (default 0.03)");
-}
-
-Result<SearchOptions> BuildOptions(const SearchFlags& f) {
-  if (f.threads < 0 || f.threads > 1024) {
-    return InvalidInput("--threads must be between 0 (all cores) and 1024 (got " +
-                        std::to_string(f.threads) + ")");
-  }
-  if (f.top < 1 || f.top > 10000) {
-    return InvalidInput("--top must be between 1 and 10000 (got " + std::to_string(f.top) + ")");
-  }
-  if (!(f.simplest_within >= 0 && f.simplest_within < 1)) {
-    return InvalidInput("--simplest-within must be in [0, 1) (e.g. 0.03)");
-  }
-  if (!(f.pp_threshold >= 0 && f.pp_threshold < 1)) {
-    return InvalidInput("--pp-threshold must be in [0, 1) (e.g. 0.03)");
-  }
-  if (f.max_tp < 0) return InvalidInput("--max-tp must be >= 1");
-  SearchOptions o;
-  o.top = f.top;
-  o.simplicity_threshold = f.simplest_within;
-  o.pp_threshold = f.pp_threshold;
-  o.fix = f.fix;
-  o.max_tp = f.max_tp;
-  o.no_pp = f.no_pp;
-  o.threads = f.threads;
-  return o;
-}
-
 double SecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -82,7 +34,7 @@ Status RunPlan(const PlanFlags& f) {
   OCCAM_ASSIGN_OR_RETURN(ModelSpec model, LoadModel(f.model));
   OCCAM_ASSIGN_OR_RETURN(ClusterSpec cluster, LoadCluster(f.cluster, f.chips));
   OCCAM_ASSIGN_OR_RETURN(JobSpec job, BuildJob(f.job));
-  OCCAM_ASSIGN_OR_RETURN(SearchOptions options, BuildOptions(f.search));
+  OCCAM_ASSIGN_OR_RETURN(SearchOptions options, BuildSearchOptions(f.search));
   const auto start = std::chrono::steady_clock::now();
   OCCAM_ASSIGN_OR_RETURN(SearchResult r, SearchLayouts(model, cluster, job, options));
   const double seconds = SecondsSince(start);
@@ -123,7 +75,7 @@ Status RunSweepCommand(const SweepFlags& f) {
   OCCAM_ASSIGN_OR_RETURN(ModelSpec model, LoadModel(f.model));
   OCCAM_ASSIGN_OR_RETURN(std::vector<ClusterSpec> clusters, LoadClusters(f.clusters, f.chips));
   OCCAM_ASSIGN_OR_RETURN(JobSpec job, BuildJob(f.job));
-  OCCAM_ASSIGN_OR_RETURN(SearchOptions options, BuildOptions(f.search));
+  OCCAM_ASSIGN_OR_RETURN(SearchOptions options, BuildSearchOptions(f.search));
   OCCAM_ASSIGN_OR_RETURN(SweepSpec sweep, ParseSweepVary(f.vary));
   const auto start = std::chrono::steady_clock::now();
   OCCAM_ASSIGN_OR_RETURN(std::vector<SweepRow> rows,

@@ -13,5 +13,6 @@ void RegisterSimulate(CLI::App& app, int* exit_code);
 void RegisterBalance(CLI::App& app, int* exit_code);
 void RegisterPlan(CLI::App& app, int* exit_code);  // plan and sweep
 void RegisterValidate(CLI::App& app, int* exit_code);
+void RegisterBudget(CLI::App& app, int* exit_code);
 
 }  // namespace occam::cli

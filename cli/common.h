@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "occam/search.h"
 #include "occam/spec.h"
 #include "occam/status.h"
 
@@ -42,6 +43,21 @@ struct JobFlags {
 };
 void AddJobFlags(CLI::App& cmd, JobFlags& flags);
 Result<JobSpec> BuildJob(const JobFlags& flags);
+
+// Planner flags shared by plan, sweep and budget.
+struct SearchFlags {
+  int64_t top = 20;
+  double simplest_within = 0.03;
+  double pp_threshold = 0.03;
+  std::string fix;
+  int64_t max_tp = 0;
+  bool no_pp = false;
+  int threads = 0;
+};
+// --fix, --max-tp, --no-pp, --threads, --simplest-within, --pp-threshold
+// (--top is added by each command with its own meaning).
+void AddSearchFlags(CLI::App& cmd, SearchFlags& flags);
+Result<SearchOptions> BuildSearchOptions(const SearchFlags& flags);
 
 // Parses "16M", "1.5G", "512MiB", "1GiB", "4096" into a count (k, M, G, T are
 // decimal; KiB, MiB, GiB, TiB binary). For byte sizes and rates.

@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   occam::cli::RegisterBalance(app, &exit_code);
   occam::cli::RegisterPlan(app, &exit_code);
   occam::cli::RegisterValidate(app, &exit_code);
+  occam::cli::RegisterBudget(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
