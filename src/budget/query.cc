@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "occam/budget.h"
+#include "occam/cost.h"
 
 namespace occam {
 namespace {
@@ -48,6 +49,17 @@ Result<std::vector<RunBudget>> LayoutsAt(const ModelSpec& model, const ClusterSp
   return out;
 }
 
+// Days at 100% MFU: tokens x model FLOPs per token / (chips x dense peak).
+// No layout is faster (the step model's MFU is at most 1).
+double IdealDays(const ModelSpec& model, const ClusterSpec& cluster, const JobSpec& job,
+                 double tokens) {
+  const FlopsPerSecond peak =
+      job.precision == Precision::kFp8 ? cluster.chip.peak_fp8 : cluster.chip.peak_bf16;
+  const Seconds t =
+      (ModelFlopsPerToken(model, job.seq_len) * tokens) / (peak * static_cast<double>(cluster.num_chips));
+  return t.value() / 86400.0;
+}
+
 bool Better(const RunBudget& x, const RunBudget& y, BudgetObjective o) {
   const auto vx = ObjectiveValue(x, o), vy = ObjectiveValue(y, o);
   return vx.ok() && vy.ok() && *vx < *vy;
@@ -71,6 +83,13 @@ Status ScanCount(const ModelSpec& model, const ClusterAtChips& cluster_at, const
     assumed = std::move(a);
   }
   const double deadline = q.mode == ChipMode::kDeadline ? q.days : 0;
+  if (deadline > 0) {
+    const double days = IdealDays(model, *cluster, job, assumed->tokens);
+    if (days > deadline) {
+      row.error = "cannot finish in time: " + std::to_string(days) + " days even at 100% MFU";
+      return Status::Ok();
+    }
+  }
   auto layouts = LayoutsAt(model, *cluster, job, *assumed, search, q, deadline);
   if (!layouts.ok()) {
     if (layouts.status().code() == StatusCode::kInternal) return layouts.status();

@@ -68,9 +68,14 @@ TEST(RunBudgetQuery, DeadlineFindsTheFewestChipsThatFinishInTime) {
   EXPECT_LE(r->best->days, q.days);
   // Every smaller count tried misses the deadline (or has no layout).
   for (const auto& row : r->scanned) {
-    if (row.chips < r->best->chips) EXPECT_FALSE(row.best.has_value()) << row.chips;
+    if (row.chips < r->best->chips) {
+      EXPECT_FALSE(row.best.has_value()) << row.chips;
+    }
   }
   EXPECT_EQ(r->scanned.back().chips, r->best->chips);
+  // Counts too small even at 100% MFU are skipped without a search.
+  EXPECT_NE(r->scanned.front().error.find("100% MFU"), std::string::npos)
+      << r->scanned.front().error;
 }
 
 TEST(RunBudgetQuery, MaxChipsTimeIsNoSlowerThanAnyCountTried) {
@@ -81,7 +86,9 @@ TEST(RunBudgetQuery, MaxChipsTimeIsNoSlowerThanAnyCountTried) {
   auto r = RunBudgetQuery(f.model, f.cluster_at, f.job, f.options, f.search, q);
   ASSERT_TRUE(r.ok()) << r.status().message();
   for (const auto& row : r->scanned) {
-    if (row.best) EXPECT_LE(r->best->wall.value(), row.best->wall.value()) << row.chips;
+    if (row.best) {
+      EXPECT_LE(r->best->wall.value(), row.best->wall.value()) << row.chips;
+    }
   }
   EXPECT_LE(r->best->chips, 128);
 }
@@ -99,7 +106,9 @@ TEST(RunBudgetQuery, CostNeedsAPriceAndPicksTheCheapestCount) {
   auto r = RunBudgetQuery(f.model, f.cluster_at, f.job, f.options, f.search, q);
   ASSERT_TRUE(r.ok()) << r.status().message();
   for (const auto& row : r->scanned) {
-    if (row.best) EXPECT_LE(*r->best->money, *row.best->money) << row.chips;
+    if (row.best) {
+      EXPECT_LE(*r->best->money, *row.best->money) << row.chips;
+    }
   }
 }
 
