@@ -74,8 +74,9 @@ TEST(BudgetCli, BadInputExitsTwoNamingTheFlag) {
     std::string args;
     std::string flag;
   };
-  const std::string base = "budget --model llama-3.1-8b --cluster h100 --seq-len 4096 "
-                           "--global-batch-seqs 256 ";
+  const std::string base =
+      "budget --model llama-3.1-8b --cluster h100 --seq-len 4096 "
+      "--global-batch-seqs 256 ";
   for (const Case& c : {
            Case{"--tokens=-5T --chips 64", "--tokens"},
            Case{"--tokens 1T --chips 64 --price-per-chip-hour nan", "--price-per-chip-hour"},

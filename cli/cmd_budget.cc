@@ -75,8 +75,9 @@ Result<BudgetQuery> BuildQuery(const BudgetFlags& f) {
     return InvalidInput("--objective: '" + f.objective + "' is not time, cost or energy");
   }
   if (f.chips && (f.days || f.max_chips)) {
-    return InvalidInput("--chips fixes the chip count; do not combine it with --days or "
-                        "--max-chips");
+    return InvalidInput(
+        "--chips fixes the chip count; do not combine it with --days or "
+        "--max-chips");
   }
   if (f.days) {
     q.mode = ChipMode::kDeadline;
@@ -133,7 +134,8 @@ void RegisterBudget(CLI::App& app, int* exit_code) {
   cmd->add_option("--tokens", flags->tokens, "training tokens, decimal (e.g. 15T = 15e12)")
       ->required();
   cmd->add_option("--chips", flags->chips, "chips in the job");
-  cmd->add_option("--days", flags->days, "deadline: the fewest chips that finish in this many days");
+  cmd->add_option("--days", flags->days,
+                  "deadline: the fewest chips that finish in this many days");
   cmd->add_option("--max-chips", flags->max_chips,
                   "chip limit: the best run by --objective at up to this many chips");
   cmd->add_option("--objective", flags->objective, "rank by time (default), cost or energy");

@@ -36,10 +36,10 @@ struct BudgetOptions {
   std::optional<double> node_failures_per_hour;
   std::optional<int64_t> chips_per_node;
   // Checkpoints and restarts.
-  std::optional<double> storage_gbps;        // aggregate checkpoint storage bandwidth, 1e9 B/s
-  std::optional<double> restart_overhead_s;  // detect + replace + re-initialise (load excluded)
-  bool async_checkpoint = false;             // training blocks only for the stall below
-  std::optional<double> async_stall_s;       // blocking time of one async checkpoint
+  std::optional<double> storage_gbps;           // aggregate checkpoint storage bandwidth, 1e9 B/s
+  std::optional<double> restart_overhead_s;     // detect + replace + re-initialise (load excluded)
+  bool async_checkpoint = false;                // training blocks only for the stall below
+  std::optional<double> async_stall_s;          // blocking time of one async checkpoint
   std::optional<double> checkpoint_interval_s;  // empty: Daly's optimum
   std::optional<double> spare_fraction;         // allocated spare chips, fraction of the job's
 };
@@ -52,9 +52,9 @@ std::string BudgetObjectiveName(BudgetObjective o);
 struct BudgetInput {
   std::string key;  // snake_case, as in BudgetOptions ("pue", "chip_watts", ...)
   double value = 0;
-  std::string unit;     // "W", "1/h", "s", "", ...
+  std::string unit;  // "W", "1/h", "s", "", ...
   bool is_default = false;
-  std::string source;   // citation for a default; "given" for a user value
+  std::string source;  // citation for a default; "given" for a user value
 };
 
 // The inputs resolved for one chip: every BudgetOptions field with a value.
@@ -81,14 +81,14 @@ struct BudgetAssumptions {
 Result<BudgetAssumptions> ResolveBudget(const BudgetOptions& options, const ChipSpec& chip);
 
 struct CheckpointFigures {
-  Bytes total;          // weights + optimizer state of the whole model (bytes/param x params)
-  Bytes per_chip;       // unique bytes on the most loaded chip (replicas written once)
-  Seconds write;        // total written at the storage bandwidth, slowest chip's share
-  Seconds restore;      // the same read back after a failure
-  Seconds stall;        // delta: training blocked per checkpoint (write, or the async stall)
-  Seconds interval;     // tau: compute between checkpoints (Daly, or given)
-  Seconds young;        // sqrt(2 delta M) (Young 1974)
-  Seconds daly;         // Daly 2006 higher-order optimum
+  Bytes total;       // weights + optimizer state of the whole model (bytes/param x params)
+  Bytes per_chip;    // unique bytes on the most loaded chip (replicas written once)
+  Seconds write;     // total written at the storage bandwidth, slowest chip's share
+  Seconds restore;   // the same read back after a failure
+  Seconds stall;     // delta: training blocked per checkpoint (write, or the async stall)
+  Seconds interval;  // tau: compute between checkpoints (Daly, or given)
+  Seconds young;     // sqrt(2 delta M) (Young 1974)
+  Seconds daly;      // Daly 2006 higher-order optimum
 };
 
 struct GoodputFigures {
@@ -106,16 +106,16 @@ struct GoodputFigures {
 // The whole run of one layout.
 struct RunBudget {
   PlanSpec plan;
-  int64_t chips = 0;            // in the job
-  double chips_allocated = 0;   // with spares (chip-hours, energy, money)
+  int64_t chips = 0;           // in the job
+  double chips_allocated = 0;  // with spares (chip-hours, energy, money)
   Seconds step_time;
   double mfu = 0;
   double tokens_per_s = 0;
-  double steps = 0;             // tokens / global batch tokens
-  Seconds compute;              // failure-free: tokens / tokens_per_s
-  Seconds wall;                 // compute / goodput
+  double steps = 0;  // tokens / global batch tokens
+  Seconds compute;   // failure-free: tokens / tokens_per_s
+  Seconds wall;      // compute / goodput
   double days = 0;
-  double chip_hours = 0;        // chips_allocated x wall
+  double chip_hours = 0;                      // chips_allocated x wall
   std::optional<double> energy_chip_mwh;      // chip power only (model-card convention)
   std::optional<double> energy_facility_mwh;  // + host share, x PUE
   std::optional<double> money;                // chip_hours x price
@@ -161,9 +161,9 @@ struct ChipCountRow {
 
 struct BudgetResult {
   BudgetQuery query;
-  std::vector<BudgetInput> inputs;  // the resolved assumptions (of the answer's chip)
-  std::optional<RunBudget> best;    // the answer
-  std::vector<RunBudget> layouts;   // at the answer's chip count, ranked by the objective
+  std::vector<BudgetInput> inputs;    // the resolved assumptions (of the answer's chip)
+  std::optional<RunBudget> best;      // the answer
+  std::vector<RunBudget> layouts;     // at the answer's chip count, ranked by the objective
   std::vector<ChipCountRow> scanned;  // chip counts tried (deadline / max-chips), ascending
   std::vector<std::string> notes;
 };

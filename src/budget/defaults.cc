@@ -29,7 +29,8 @@ constexpr ChipPower kChipPower[] = {
     {"mi300x", 750, "AMD MI300X 750 W peak typical board power (AMD_MI300X)"},
     {"mi325x", 1000, "AMD MI325X 1000 W peak typical board power (AMD_MI325X)"},
     {"mi355x", 1400, "AMD MI355X 1400 W board power (TH_MI355X)"},
-    {"tpu-v4", 192, "TPU v4 192 W measured max (90/170/192 W min/mean/max; Jouppi et al. ISCA 2023)"},
+    {"tpu-v4", 192,
+     "TPU v4 192 W measured max (90/170/192 W min/mean/max; Jouppi et al. ISCA 2023)"},
 };
 
 struct ChipNode {
@@ -94,8 +95,9 @@ Cited DefaultChipFailuresPerHour() {
 }
 
 Cited DefaultNodeFailuresPerHour() {
-  return {151.0 / (2048.0 * 54 * 24),
-          "Llama 3 405B: 151 other unexpected interruptions / (2,048 nodes x 1,296 h) (L3 Table 5)"};
+  return {
+      151.0 / (2048.0 * 54 * 24),
+      "Llama 3 405B: 151 other unexpected interruptions / (2,048 nodes x 1,296 h) (L3 Table 5)"};
 }
 
 Cited DefaultStorageGbps() {

@@ -69,8 +69,8 @@ TEST(Goodput, EqualsTheRenewalProcessDerivation) {
     const double fail_len = m - w * p / (1 - p);
     const double restart = m * (std::exp(r / m) - 1);
     const double segment = w + (1 - p) / p * (fail_len + restart);
-    EXPECT_NEAR(DalyGoodput(Seconds(tau), Seconds(delta), Seconds(m), Seconds(r)),
-                tau / segment, 1e-9)
+    EXPECT_NEAR(DalyGoodput(Seconds(tau), Seconds(delta), Seconds(m), Seconds(r)), tau / segment,
+                1e-9)
         << "M = " << m;
   }
 }
@@ -106,8 +106,8 @@ TEST(Goodput, MatchesASimulatedRunWithFailures) {
 
 TEST(Goodput, WithoutFailuresOnlyCheckpointsCost) {
   const double inf = std::numeric_limits<double>::infinity();
-  EXPECT_NEAR(DalyGoodput(Seconds(3600), Seconds(36), Seconds(inf), Seconds(600)),
-              3600.0 / 3636.0, 1e-15);
+  EXPECT_NEAR(DalyGoodput(Seconds(3600), Seconds(36), Seconds(inf), Seconds(600)), 3600.0 / 3636.0,
+              1e-15);
 }
 
 TEST(Goodput, MoreFailuresNeverRaiseGoodput) {

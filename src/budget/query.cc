@@ -55,8 +55,8 @@ double IdealDays(const ModelSpec& model, const ClusterSpec& cluster, const JobSp
                  double tokens) {
   const FlopsPerSecond peak =
       job.precision == Precision::kFp8 ? cluster.chip.peak_fp8 : cluster.chip.peak_bf16;
-  const Seconds t =
-      (ModelFlopsPerToken(model, job.seq_len) * tokens) / (peak * static_cast<double>(cluster.num_chips));
+  const Seconds t = (ModelFlopsPerToken(model, job.seq_len) * tokens) /
+                    (peak * static_cast<double>(cluster.num_chips));
   return t.value() / 86400.0;
 }
 

@@ -24,8 +24,8 @@ struct Fixture {
 
 TEST(CandidateChipCounts, FourPerDoublingAscendingWithTheLimit) {
   const auto c = CandidateChipCounts(100);
-  const std::vector<int64_t> want = {1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 20, 24, 28,
-                                     32, 40, 48, 56, 64, 80, 96, 100};
+  const std::vector<int64_t> want = {1,  2,  3,  4,  5,  6,  7,  8,  10, 12, 14, 16,
+                                     20, 24, 28, 32, 40, 48, 56, 64, 80, 96, 100};
   EXPECT_EQ(c, want);
   EXPECT_TRUE(std::is_sorted(c.begin(), c.end()));
   EXPECT_EQ(CandidateChipCounts(2048).back(), 2048);

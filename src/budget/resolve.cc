@@ -22,8 +22,8 @@ Status CheckRange(const std::string& key, double v, double lo, double hi, bool o
   const bool ok = std::isfinite(v) && (open_lo ? v > lo : v >= lo) && v <= hi;
   if (ok) return Status::Ok();
   return InvalidInput(key + " (" + Flag(key) + ") must be a finite number " +
-                      (open_lo ? "> " : ">= ") + std::to_string(lo) + " and <= " +
-                      std::to_string(hi) + " (got " + std::to_string(v) + ")");
+                      (open_lo ? "> " : ">= ") + std::to_string(lo) +
+                      " and <= " + std::to_string(hi) + " (got " + std::to_string(v) + ")");
 }
 
 struct Resolver {
@@ -32,8 +32,8 @@ struct Resolver {
 
   // The given value (checked) or the default; records the input.
   Result<double> Take(const std::string& key, const std::optional<double>& given,
-                      const budget::Cited& fallback, const std::string& unit, double lo,
-                      double hi, bool open_lo) {
+                      const budget::Cited& fallback, const std::string& unit, double lo, double hi,
+                      bool open_lo) {
     if (given) {
       OCCAM_RETURN_IF_ERROR(CheckRange(key, *given, lo, hi, open_lo));
       a.inputs.push_back({key, *given, unit, false, "given"});
@@ -69,11 +69,10 @@ Status ResolveEnergy(Resolver& r, const ChipSpec& chip) {
                                 budget::DefaultHostPowerShare(), "", 0, 10, false));
   OCCAM_ASSIGN_OR_RETURN(a.pue, r.Take("pue", o.pue, budget::DefaultPue(chip), "", 1, 5, false));
   if (o.price_per_chip_hour) {
-    OCCAM_RETURN_IF_ERROR(
-        CheckRange("price_per_chip_hour", *o.price_per_chip_hour, 0, 1e6, true));
+    OCCAM_RETURN_IF_ERROR(CheckRange("price_per_chip_hour", *o.price_per_chip_hour, 0, 1e6, true));
     a.price_per_chip_hour = *o.price_per_chip_hour;
-    a.inputs.push_back({"price_per_chip_hour", *o.price_per_chip_hour, "per chip-hour", false,
-                        "given"});
+    a.inputs.push_back(
+        {"price_per_chip_hour", *o.price_per_chip_hour, "per chip-hour", false, "given"});
   }
   return Status::Ok();
 }
@@ -89,13 +88,13 @@ Status ResolveFailures(Resolver& r, const ChipSpec& chip) {
                                 budget::DefaultNodeFailuresPerHour(), "1/h", 0, 1, false));
   std::optional<double> per_node;
   if (o.chips_per_node) per_node = static_cast<double>(*o.chips_per_node);
-  OCCAM_ASSIGN_OR_RETURN(const double cpn, r.Take("chips_per_node", per_node,
-                                                  budget::DefaultChipsPerNode(chip), "", 1,
-                                                  1 << 20, false));
+  OCCAM_ASSIGN_OR_RETURN(
+      const double cpn,
+      r.Take("chips_per_node", per_node, budget::DefaultChipsPerNode(chip), "", 1, 1 << 20, false));
   a.chips_per_node = static_cast<int64_t>(cpn);
-  OCCAM_ASSIGN_OR_RETURN(const double gbps,
-                         r.Take("storage_gbps", o.storage_gbps, budget::DefaultStorageGbps(),
-                                "GB/s", 0, 1e9, true));
+  OCCAM_ASSIGN_OR_RETURN(
+      const double gbps,
+      r.Take("storage_gbps", o.storage_gbps, budget::DefaultStorageGbps(), "GB/s", 0, 1e9, true));
   a.storage_bandwidth = GBps(gbps);
   OCCAM_ASSIGN_OR_RETURN(const double restart,
                          r.Take("restart_overhead_s", o.restart_overhead_s,
@@ -114,9 +113,9 @@ Status ResolveCheckpoint(Resolver& r) {
     return InvalidInput("async_stall_s (--async-stall-s) applies only with --async-checkpoint");
   }
   if (o.async_checkpoint) {
-    OCCAM_ASSIGN_OR_RETURN(const double stall,
-                           r.Take("async_stall_s", o.async_stall_s, budget::DefaultAsyncStallS(),
-                                  "s", 0, 1e6, false));
+    OCCAM_ASSIGN_OR_RETURN(
+        const double stall,
+        r.Take("async_stall_s", o.async_stall_s, budget::DefaultAsyncStallS(), "s", 0, 1e6, false));
     a.async_stall = Seconds(stall);
   }
   if (o.checkpoint_interval_s) {
@@ -125,9 +124,8 @@ Status ResolveCheckpoint(Resolver& r) {
     a.checkpoint_interval = Seconds(*o.checkpoint_interval_s);
     a.inputs.push_back({"checkpoint_interval_s", *o.checkpoint_interval_s, "s", false, "given"});
   }
-  OCCAM_ASSIGN_OR_RETURN(a.spare_fraction,
-                         r.Take("spare_fraction", o.spare_fraction, budget::DefaultSpareFraction(),
-                                "", 0, 1, false));
+  OCCAM_ASSIGN_OR_RETURN(a.spare_fraction, r.Take("spare_fraction", o.spare_fraction,
+                                                  budget::DefaultSpareFraction(), "", 0, 1, false));
   return Status::Ok();
 }
 

@@ -103,17 +103,16 @@ std::string RunText(const RunBudget& r) {
                    r.chips, r.chips_allocated);
   s += fmt::format("energy    chips {}; facility {} (host + network share, x PUE)\n",
                    Mwh(r.energy_chip_mwh), Mwh(r.energy_facility_mwh));
-  s += r.money ? fmt::format("money     {:.4g} (chip-hours x price)\n", *r.money)
+  s += r.money ? fmt::format("money     {} (chip-hours x price)\n", Count(*r.money))
                : "money     not priced (give --price-per-chip-hour)\n";
-  s += fmt::format(
-      "goodput   {}: MTBF {} ({:.3f} failures/h, {:.0f} expected), restart {} each\n",
-      Pct(g.goodput), std::isfinite(g.mtbf.value()) ? Span(g.mtbf) : "none", g.failures_per_hour,
-      g.expected_failures, Span(g.restart));
+  s += fmt::format("goodput   {}: MTBF {} ({:.3f} failures/h, {:.0f} expected), restart {} each\n",
+                   Pct(g.goodput), std::isfinite(g.mtbf.value()) ? Span(g.mtbf) : "none",
+                   g.failures_per_hour, g.expected_failures, Span(g.restart));
   s += fmt::format(
       "checkpoint {} ({} on the most loaded chip): write {}, restore {}, stall {}\n"
       "          every {} of compute (Daly {}, Young {})\n",
-      FormatBytes(c.total), FormatBytes(c.per_chip), Span(c.write), Span(c.restore),
-      Span(c.stall), Span(c.interval), Span(c.daly), Span(c.young));
+      FormatBytes(c.total), FormatBytes(c.per_chip), Span(c.write), Span(c.restore), Span(c.stall),
+      Span(c.interval), Span(c.daly), Span(c.young));
   return s;
 }
 
@@ -161,11 +160,11 @@ std::string InputRows(const std::vector<BudgetInput>& inputs) {
 
 std::string BudgetText(const BudgetResult& r, const ModelSpec& model, const ClusterSpec& cluster,
                        const JobSpec& job, double search_seconds) {
-  std::string s = fmt::format(
-      "budget    {} on {}, seq {}, {} seqs/step ({:.2f}M tokens), {}; objective {}\n", model.name,
-      cluster.name, job.seq_len, job.global_batch_seqs,
-      static_cast<double>(job.global_batch_tokens()) / 1e6, PrecisionName(job.precision),
-      BudgetObjectiveName(r.query.objective));
+  std::string s =
+      fmt::format("budget    {} on {}, seq {}, {} seqs/step ({:.2f}M tokens), {}; objective {}\n",
+                  model.name, cluster.name, job.seq_len, job.global_batch_seqs,
+                  static_cast<double>(job.global_batch_tokens()) / 1e6,
+                  PrecisionName(job.precision), BudgetObjectiveName(r.query.objective));
   s += fmt::format("chips     {}; {:.3f} s\n", ModeText(r.query), search_seconds);
   for (const auto& n : r.notes) s += "note      " + n + "\n";
   if (r.best) s += "\n" + RunText(*r.best);
@@ -185,9 +184,9 @@ std::string BudgetJson(const BudgetResult& r, const ModelSpec& model, const Clus
   for (const auto& l : r.layouts) layouts.push_back(RunJson(l));
   json scanned = json::array();
   for (const auto& row : r.scanned) {
-    scanned.push_back(
-        {{"chips", row.chips}, {"best", row.best ? RunJson(*row.best) : json(nullptr)},
-         {"error", row.error}});
+    scanned.push_back({{"chips", row.chips},
+                       {"best", row.best ? RunJson(*row.best) : json(nullptr)},
+                       {"error", row.error}});
   }
   json inputs = json::array();
   for (const auto& i : r.inputs) {
@@ -201,23 +200,24 @@ std::string BudgetJson(const BudgetResult& r, const ModelSpec& model, const Clus
   const char* mode = q.mode == ChipMode::kFixed      ? "chips"
                      : q.mode == ChipMode::kDeadline ? "days"
                                                      : "max_chips";
-  return json{{"model", model.name},
-              {"cluster", cluster.name},
-              {"chip", cluster.chip.key},
-              {"seq_len", job.seq_len},
-              {"global_batch_seqs", job.global_batch_seqs},
-              {"global_batch_tokens", job.global_batch_tokens()},
-              {"precision", std::string(PrecisionName(job.precision))},
-              {"objective", BudgetObjectiveName(q.objective)},
-              {"mode", mode},
-              {"query", {{"chips", q.chips}, {"days", q.days}, {"max_chips", q.max_chips},
-                         {"layouts", q.layouts}}},
-              {"best", r.best ? RunJson(*r.best) : json(nullptr)},
-              {"layouts", layouts},
-              {"scanned", scanned},
-              {"inputs", inputs},
-              {"notes", r.notes},
-              {"search_seconds", search_seconds}}
+  return json{
+      {"model", model.name},
+      {"cluster", cluster.name},
+      {"chip", cluster.chip.key},
+      {"seq_len", job.seq_len},
+      {"global_batch_seqs", job.global_batch_seqs},
+      {"global_batch_tokens", job.global_batch_tokens()},
+      {"precision", std::string(PrecisionName(job.precision))},
+      {"objective", BudgetObjectiveName(q.objective)},
+      {"mode", mode},
+      {"query",
+       {{"chips", q.chips}, {"days", q.days}, {"max_chips", q.max_chips}, {"layouts", q.layouts}}},
+      {"best", r.best ? RunJson(*r.best) : json(nullptr)},
+      {"layouts", layouts},
+      {"scanned", scanned},
+      {"inputs", inputs},
+      {"notes", r.notes},
+      {"search_seconds", search_seconds}}
       .dump(2);
 }
 
