@@ -69,6 +69,30 @@ TEST(BudgetCli, DeadlineAndMaxChipsScanChipCounts) {
   EXPECT_NE(m.out.find("default: "), std::string::npos);
 }
 
+TEST(BudgetCli, EstimateAndPlanAddTheWholeRunWithTokens) {
+  const std::string job =
+      " --model llama-3.1-8b --cluster h100 --chips 64 --seq-len 4096 "
+      "--global-batch-seqs 256";
+  const CliOutput plain = RunOccam("estimate" + job + " --plan dp=64 --json");
+  const CliOutput with = RunOccam("estimate" + job + " --plan dp=64 --tokens 1T --json");
+  ASSERT_EQ(plain.status, 0) << plain.err;
+  ASSERT_EQ(with.status, 0) << with.err;
+  const auto p = nlohmann::json::parse(plain.out);
+  auto w = nlohmann::json::parse(with.out);
+  EXPECT_FALSE(p.contains("budget"));
+  ASSERT_TRUE(w.contains("budget"));
+  // The whole run of the estimated layout: compute = tokens / tokens_per_s.
+  const auto& run = w["budget"]["run"];
+  EXPECT_NEAR(run["compute_s"].get<double>(), 1e12 / p["tokens_per_s"].get<double>(), 1e-6);
+  EXPECT_GT(w["budget"]["inputs"].size(), 5u);
+  w.erase("budget");
+  EXPECT_EQ(w, p);  // the estimate itself is unchanged
+  const CliOutput plan = RunOccam("plan" + job + " --top 3 --tokens 1T");
+  ASSERT_EQ(plan.status, 0) << plan.err;
+  EXPECT_NE(plan.out.find("whole run (--tokens)"), std::string::npos) << plan.out;
+  EXPECT_NE(plan.out.find("goodput"), std::string::npos);
+}
+
 TEST(BudgetCli, BadInputExitsTwoNamingTheFlag) {
   struct Case {
     std::string args;

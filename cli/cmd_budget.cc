@@ -31,37 +31,6 @@ struct BudgetFlags {
   SearchFlags search;
 };
 
-void AddInputFlags(CLI::App& cmd, BudgetOptions& o) {
-  cmd.add_option("--price-per-chip-hour", o.price_per_chip_hour,
-                 "price of one chip-hour (no default: money is shown only when given)");
-  cmd.add_option("--chip-watts", o.chip_watts, "chip power, W (default: the chip's TDP)");
-  cmd.add_option("--busy-power-fraction", o.busy_power_fraction,
-                 "fraction of chip power while computing (default 1)");
-  cmd.add_option("--wait-power-fraction", o.wait_power_fraction,
-                 "fraction of chip power during checkpoint stalls and restarts (default 1)");
-  cmd.add_option("--host-power-share", o.host_power_share,
-                 "host + network + storage power as a fraction of chip power (default 0.79)");
-  cmd.add_option("--pue", o.pue, "facility power usage effectiveness (default 1.58; TPU 1.10)");
-  cmd.add_option("--chip-failures-per-hour", o.chip_failures_per_hour,
-                 "job-interrupting failures per chip-hour (default: Llama 3 GPU-class rate)");
-  cmd.add_option("--node-failures-per-hour", o.node_failures_per_hour,
-                 "job-interrupting failures per node-hour (default: Llama 3 other causes)");
-  cmd.add_option("--chips-per-node", o.chips_per_node, "chips per node (host)");
-  cmd.add_option("--storage-gbps", o.storage_gbps,
-                 "aggregate checkpoint storage bandwidth, GB/s (default 2000)");
-  cmd.add_option("--restart-overhead-s", o.restart_overhead_s,
-                 "seconds to detect, replace and restart after a failure, without the "
-                 "checkpoint load (default 600)");
-  cmd.add_flag("--async-checkpoint", o.async_checkpoint,
-               "asynchronous checkpoints: training blocks only for --async-stall-s");
-  cmd.add_option("--async-stall-s", o.async_stall_s,
-                 "blocking seconds of one async checkpoint (default 0.78)");
-  cmd.add_option("--checkpoint-interval-s", o.checkpoint_interval_s,
-                 "compute seconds between checkpoints (default: Daly's optimum)");
-  cmd.add_option("--spare-fraction", o.spare_fraction,
-                 "spare chips allocated beside the job, fraction (default 0)");
-}
-
 Result<BudgetQuery> BuildQuery(const BudgetFlags& f) {
   BudgetQuery q;
   q.layouts = f.top;
@@ -142,7 +111,7 @@ void RegisterBudget(CLI::App& app, int* exit_code) {
   cmd->add_option("--top", flags->top,
                   "planner layouts per chip count re-ranked by the objective (default 20)");
   cmd->add_flag("--json", flags->json, "print one JSON object");
-  AddInputFlags(*cmd, flags->options);
+  AddBudgetInputFlags(*cmd, flags->options);
   AddJobFlags(*cmd, flags->job);
   AddSearchFlags(*cmd, flags->search);
   cmd->callback([flags, exit_code] {

@@ -17,6 +17,7 @@ struct EstimateFlags {
   std::string plan;
   bool json = false;
   JobFlags job;
+  WholeRunFlags whole_run;
 };
 
 Status Run(const EstimateFlags& f) {
@@ -26,8 +27,10 @@ Status Run(const EstimateFlags& f) {
   OCCAM_ASSIGN_OR_RETURN(PlanSpec plan, ParsePlan(f.plan));
   OCCAM_ASSIGN_OR_RETURN(StepModel step, StepModel::Create(model, cluster, job));
   OCCAM_ASSIGN_OR_RETURN(Estimate e, step.Evaluate(plan));
-  const std::string out =
+  const std::string text =
       f.json ? EstimateJson(e, model, cluster, job) + "\n" : EstimateText(e, model, cluster, job);
+  OCCAM_ASSIGN_OR_RETURN(std::string out,
+                         WithWholeRun(text, f.json, f.whole_run, e, model, cluster, job));
   std::fputs(out.c_str(), stdout);
   return Status::Ok();
 }
@@ -45,6 +48,7 @@ void RegisterEstimate(CLI::App& app, int* exit_code) {
                   "layout, e.g. \"tp=1,pp=16,ep=64,dp=128,zero=1,mbs=1,schedule=1f1b\"")
       ->required();
   cmd->add_flag("--json", flags->json, "print one JSON object");
+  AddWholeRunFlags(*cmd, flags->whole_run);
   AddJobFlags(*cmd, flags->job);
   cmd->callback([flags, exit_code] {
     const Status s = Run(*flags);

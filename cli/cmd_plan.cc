@@ -28,7 +28,17 @@ struct PlanFlags {
   bool json = false;
   JobFlags job;
   SearchFlags search;
+  WholeRunFlags whole_run;
 };
+
+// The plan output with the whole run of its best layout (--tokens).
+Result<std::string> WithBestWholeRun(const std::string& out, const PlanFlags& f,
+                                     const SearchResult& r, const ModelSpec& model,
+                                     const ClusterSpec& cluster, const JobSpec& job) {
+  if (f.whole_run.tokens.empty() || !r.best) return out;
+  OCCAM_ASSIGN_OR_RETURN(Estimate e, EstimateStep(model, cluster, job, r.best->plan));
+  return WithWholeRun(out, f.json, f.whole_run, e, model, cluster, job);
+}
 
 Status RunPlan(const PlanFlags& f) {
   OCCAM_ASSIGN_OR_RETURN(ModelSpec model, LoadModel(f.model));
@@ -38,8 +48,9 @@ Status RunPlan(const PlanFlags& f) {
   const auto start = std::chrono::steady_clock::now();
   OCCAM_ASSIGN_OR_RETURN(SearchResult r, SearchLayouts(model, cluster, job, options));
   const double seconds = SecondsSince(start);
-  const std::string out = f.json ? PlanJson(r, model, cluster, job, seconds) + "\n"
-                                 : PlanText(r, model, cluster, job, seconds);
+  const std::string text = f.json ? PlanJson(r, model, cluster, job, seconds) + "\n"
+                                  : PlanText(r, model, cluster, job, seconds);
+  OCCAM_ASSIGN_OR_RETURN(std::string out, WithBestWholeRun(text, f, r, model, cluster, job));
   std::fputs(out.c_str(), stdout);
   return Status::Ok();
 }
@@ -129,6 +140,7 @@ void RegisterPlan(CLI::App& app, int* exit_code) {
   cmd->add_flag("--json", flags->json, "print one JSON object");
   AddJobFlags(*cmd, flags->job);
   AddSearchFlags(*cmd, flags->search);
+  AddWholeRunFlags(*cmd, flags->whole_run);
   cmd->callback([flags, exit_code] {
     const Status s = RunPlan(*flags);
     *exit_code = s.ok() ? 0 : Fail(s);

@@ -4,7 +4,10 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
+
+#include "occam/report.h"
 
 namespace occam::cli {
 
@@ -123,6 +126,58 @@ Result<SearchOptions> BuildSearchOptions(const SearchFlags& f) {
   o.no_pp = f.no_pp;
   o.threads = f.threads;
   return o;
+}
+
+void AddBudgetInputFlags(CLI::App& cmd, BudgetOptions& o) {
+  cmd.add_option("--price-per-chip-hour", o.price_per_chip_hour,
+                 "price of one chip-hour (no default: money is shown only when given)");
+  cmd.add_option("--chip-watts", o.chip_watts, "chip power, W (default: the chip's TDP)");
+  cmd.add_option("--busy-power-fraction", o.busy_power_fraction,
+                 "fraction of chip power while computing (default 1)");
+  cmd.add_option("--wait-power-fraction", o.wait_power_fraction,
+                 "fraction of chip power during checkpoint stalls and restarts (default 1)");
+  cmd.add_option("--host-power-share", o.host_power_share,
+                 "host + network + storage power as a fraction of chip power (default 0.79)");
+  cmd.add_option("--pue", o.pue, "facility power usage effectiveness (default 1.58; TPU 1.10)");
+  cmd.add_option("--chip-failures-per-hour", o.chip_failures_per_hour,
+                 "job-interrupting failures per chip-hour (default: Llama 3 GPU-class rate)");
+  cmd.add_option("--node-failures-per-hour", o.node_failures_per_hour,
+                 "job-interrupting failures per node-hour (default: Llama 3 other causes)");
+  cmd.add_option("--chips-per-node", o.chips_per_node, "chips per node (host)");
+  cmd.add_option("--storage-gbps", o.storage_gbps,
+                 "aggregate checkpoint storage bandwidth, GB/s (default 2000)");
+  cmd.add_option("--restart-overhead-s", o.restart_overhead_s,
+                 "seconds to detect, replace and restart after a failure, without the "
+                 "checkpoint load (default 600)");
+  cmd.add_flag("--async-checkpoint", o.async_checkpoint,
+               "asynchronous checkpoints: training blocks only for --async-stall-s");
+  cmd.add_option("--async-stall-s", o.async_stall_s,
+                 "blocking seconds of one async checkpoint (default 0.78)");
+  cmd.add_option("--checkpoint-interval-s", o.checkpoint_interval_s,
+                 "compute seconds between checkpoints (default: Daly's optimum)");
+  cmd.add_option("--spare-fraction", o.spare_fraction,
+                 "spare chips allocated beside the job, fraction (default 0)");
+}
+
+void AddWholeRunFlags(CLI::App& cmd, WholeRunFlags& f) {
+  cmd.add_option("--tokens", f.tokens,
+                 "training tokens, decimal (e.g. 15T): adds the whole run (occam budget)");
+  AddBudgetInputFlags(cmd, f.options);
+}
+
+Result<std::string> WithWholeRun(const std::string& out, bool json, const WholeRunFlags& f,
+                                 const Estimate& e, const ModelSpec& model,
+                                 const ClusterSpec& cluster, const JobSpec& job) {
+  if (f.tokens.empty()) return out;
+  BudgetOptions o = f.options;
+  OCCAM_ASSIGN_OR_RETURN(o.tokens, ParseScaled(f.tokens, "--tokens"));
+  OCCAM_ASSIGN_OR_RETURN(BudgetAssumptions a, ResolveBudget(o, cluster.chip));
+  OCCAM_ASSIGN_OR_RETURN(RunBudget run, BudgetRun(e, model, cluster, job, a));
+  if (!json) return out + "\nwhole run (--tokens)\n" + WholeRunText(run, a.inputs);
+  // ordered_json keeps the command's own key order.
+  auto j = nlohmann::ordered_json::parse(out);
+  j["budget"] = nlohmann::ordered_json::parse(WholeRunJson(run, a.inputs));
+  return j.dump(2) + "\n";
 }
 
 Result<double> ParseScaled(const std::string& text, const std::string& what) {

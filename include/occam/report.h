@@ -102,6 +102,10 @@ std::string BudgetText(const BudgetResult& r, const ModelSpec& model, const Clus
                        const JobSpec& job, double search_seconds);
 std::string BudgetJson(const BudgetResult& r, const ModelSpec& model, const ClusterSpec& cluster,
                        const JobSpec& job, double search_seconds);
+// One layout's whole run and its inputs (estimate / plan --tokens): text
+// lines, or {"run": {...}, "inputs": [...]} with the keys of § budget.
+std::string WholeRunText(const RunBudget& run, const std::vector<BudgetInput>& inputs);
+std::string WholeRunJson(const RunBudget& run, const std::vector<BudgetInput>& inputs);
 
 // ---- occam validate (section owned by the validation work) ----
 

@@ -156,7 +156,27 @@ std::string InputRows(const std::vector<BudgetInput>& inputs) {
   return s;
 }
 
+json InputsJson(const std::vector<BudgetInput>& in) {
+  json inputs = json::array();
+  for (const auto& i : in) {
+    inputs.push_back({{"key", i.key},
+                      {"value", std::isfinite(i.value) ? json(i.value) : json(nullptr)},
+                      {"unit", i.unit},
+                      {"default", i.is_default},
+                      {"source", i.source}});
+  }
+  return inputs;
+}
+
 }  // namespace
+
+std::string WholeRunText(const RunBudget& run, const std::vector<BudgetInput>& inputs) {
+  return RunText(run) + "inputs (doc/budget.md)\n" + InputRows(inputs);
+}
+
+std::string WholeRunJson(const RunBudget& run, const std::vector<BudgetInput>& inputs) {
+  return json{{"run", RunJson(run)}, {"inputs", InputsJson(inputs)}}.dump(2);
+}
 
 std::string BudgetText(const BudgetResult& r, const ModelSpec& model, const ClusterSpec& cluster,
                        const JobSpec& job, double search_seconds) {
@@ -188,14 +208,7 @@ std::string BudgetJson(const BudgetResult& r, const ModelSpec& model, const Clus
                        {"best", row.best ? RunJson(*row.best) : json(nullptr)},
                        {"error", row.error}});
   }
-  json inputs = json::array();
-  for (const auto& i : r.inputs) {
-    inputs.push_back({{"key", i.key},
-                      {"value", std::isfinite(i.value) ? json(i.value) : json(nullptr)},
-                      {"unit", i.unit},
-                      {"default", i.is_default},
-                      {"source", i.source}});
-  }
+  const json inputs = InputsJson(r.inputs);
   const BudgetQuery& q = r.query;
   const char* mode = q.mode == ChipMode::kFixed      ? "chips"
                      : q.mode == ChipMode::kDeadline ? "days"
