@@ -169,6 +169,11 @@ Result<std::string> WithWholeRun(const std::string& out, bool json, const WholeR
                                  const Estimate& e, const ModelSpec& model,
                                  const ClusterSpec& cluster, const JobSpec& job) {
   if (f.tokens.empty()) return out;
+  if (!e.fits) {
+    return InvalidInput("--tokens: layout " + FormatPlan(e.plan) +
+                        " does not fit in memory, so it has no whole run (run without --tokens "
+                        "to see the memory breakdown)");
+  }
   BudgetOptions o = f.options;
   OCCAM_ASSIGN_OR_RETURN(o.tokens, ParseScaled(f.tokens, "--tokens"));
   OCCAM_ASSIGN_OR_RETURN(BudgetAssumptions a, ResolveBudget(o, cluster.chip));
