@@ -19,6 +19,7 @@ int RunCommandLine(int argc, const char* const* argv) {
   RegisterBalance(app, &exit_code);
   RegisterPlan(app, &exit_code);
   RegisterValidate(app, &exit_code);
+  RegisterBudget(app, &exit_code);
   RejectNonFiniteNumbers(app);
   try {
     app.parse(argc, argv);

@@ -23,6 +23,7 @@ struct EstimateFlags {
   std::string emit;
   std::vector<std::string> from;
   JobFlags job;
+  WholeRunFlags whole_run;
 };
 
 Result<FromInputs> Inputs(const EstimateFlags& f) {
@@ -49,8 +50,10 @@ Status Run(const EstimateFlags& f) {
   OCCAM_ASSIGN_OR_RETURN(FromInputs in, Inputs(f));
   OCCAM_ASSIGN_OR_RETURN(StepModel step, StepModel::Create(in.model, in.cluster, in.job));
   OCCAM_ASSIGN_OR_RETURN(Estimate e, step.Evaluate(in.plan));
-  std::string out = f.json ? EstimateJson(e, in.model, in.cluster, in.job) + "\n"
-                           : EstimateText(e, in.model, in.cluster, in.job);
+  const std::string text = f.json ? EstimateJson(e, in.model, in.cluster, in.job) + "\n"
+                                  : EstimateText(e, in.model, in.cluster, in.job);
+  OCCAM_ASSIGN_OR_RETURN(std::string out,
+                         WithWholeRun(text, f.json, f.whole_run, e, in.model, in.cluster, in.job));
   if (!f.from.empty()) {
     OCCAM_ASSIGN_OR_RETURN(std::string better, BetterLayoutLine(in, e));
     out += better;
@@ -81,6 +84,7 @@ void RegisterEstimate(CLI::App& app, int* exit_code) {
                   "read model, batch and layout from a configuration: --from "
                   "megatron|torchtitan|maxtext FILE")
       ->expected(2);
+  AddWholeRunFlags(*cmd, flags->whole_run);
   AddJobFlags(*cmd, flags->job);
   cmd->callback([flags, exit_code, plan_opt] {
     flags->plan_given = plan_opt->count() > 0;

@@ -19,54 +19,6 @@
 namespace occam::cli {
 namespace {
 
-struct SearchFlags {
-  int64_t top = 20;
-  double simplest_within = 0.03;
-  double pp_threshold = kPpErrorBand;
-  std::string fix;
-  int64_t max_tp = 0;
-  bool no_pp = false;
-  int threads = 0;
-};
-
-void AddSearchFlags(CLI::App& cmd, SearchFlags& f) {
-  cmd.add_option("--fix", f.fix, "plan fields to keep fixed, e.g. \"ep=64,pp=16\"");
-  cmd.add_option("--max-tp", f.max_tp, "largest tensor-parallel degree to consider");
-  cmd.add_flag("--no-pp", f.no_pp, "consider only layouts without pipeline parallelism");
-  cmd.add_option("--threads", f.threads, "worker threads (default: all cores)");
-  cmd.add_option("--simplest-within", f.simplest_within,
-                 "simplest layout within this fraction of the best step time (default 0.03)");
-  cmd.add_option("--pp-threshold", f.pp_threshold,
-                 "PP is needed when the best layout without it is slower by more than this "
-                 "fraction (default: occam's out-of-sample error band, doc/validation.md)");
-}
-
-Result<SearchOptions> BuildOptions(const SearchFlags& f) {
-  if (f.threads < 0 || f.threads > 1024) {
-    return InvalidInput("--threads must be between 0 (all cores) and 1024 (got " +
-                        std::to_string(f.threads) + ")");
-  }
-  if (f.top < 1 || f.top > 10000) {
-    return InvalidInput("--top must be between 1 and 10000 (got " + std::to_string(f.top) + ")");
-  }
-  if (!(f.simplest_within >= 0 && f.simplest_within < 1)) {
-    return InvalidInput("--simplest-within must be in [0, 1) (e.g. 0.03)");
-  }
-  if (!(f.pp_threshold >= 0 && f.pp_threshold < 1)) {
-    return InvalidInput("--pp-threshold must be in [0, 1) (e.g. 0.03)");
-  }
-  if (f.max_tp < 0) return InvalidInput("--max-tp must be >= 1");
-  SearchOptions o;
-  o.top = f.top;
-  o.simplicity_threshold = f.simplest_within;
-  o.pp_threshold = f.pp_threshold;
-  o.fix = f.fix;
-  o.max_tp = f.max_tp;
-  o.no_pp = f.no_pp;
-  o.threads = f.threads;
-  return o;
-}
-
 double SecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -83,7 +35,17 @@ struct PlanFlags {
   std::vector<std::string> from;
   JobFlags job;
   SearchFlags search;
+  WholeRunFlags whole_run;
 };
+
+// The plan output with the whole run of its best layout (--tokens).
+Result<std::string> WithBestWholeRun(const std::string& out, const PlanFlags& f,
+                                     const SearchResult& r, const ModelSpec& model,
+                                     const ClusterSpec& cluster, const JobSpec& job) {
+  if (f.whole_run.tokens.empty() || !r.best) return out;
+  OCCAM_ASSIGN_OR_RETURN(Estimate e, EstimateStep(model, cluster, job, r.best->plan));
+  return WithWholeRun(out, f.json, f.whole_run, e, model, cluster, job);
+}
 
 // The model, cluster and job: from the flags, or read from --from FMT FILE
 // (then `from_plan` is the file's layout).
@@ -128,7 +90,7 @@ Status RunPlan(const PlanFlags& f) {
   }
   std::optional<PlanSpec> from_plan;
   OCCAM_ASSIGN_OR_RETURN(FromInputs in, PlanInputs(f, from_plan));
-  OCCAM_ASSIGN_OR_RETURN(SearchOptions options, BuildOptions(f.search));
+  OCCAM_ASSIGN_OR_RETURN(SearchOptions options, BuildSearchOptions(f.search));
   const int64_t shown = options.top;
   // --emit looks further down the ranking for the fastest layout the
   // framework can express; the table still shows --top rows.
@@ -139,8 +101,10 @@ Status RunPlan(const PlanFlags& f) {
   std::vector<PlanSpec> ranked;
   for (const auto& l : r.top) ranked.push_back(l.plan);
   if (static_cast<int64_t>(r.top.size()) > shown) r.top.resize(shown);
-  std::string out = f.json ? PlanJson(r, in.model, in.cluster, in.job, seconds) + "\n"
-                           : PlanText(r, in.model, in.cluster, in.job, seconds);
+  const std::string text = f.json ? PlanJson(r, in.model, in.cluster, in.job, seconds) + "\n"
+                                  : PlanText(r, in.model, in.cluster, in.job, seconds);
+  OCCAM_ASSIGN_OR_RETURN(std::string out,
+                         WithBestWholeRun(text, f, r, in.model, in.cluster, in.job));
   if (from_plan) {
     OCCAM_ASSIGN_OR_RETURN(std::string s, FromSummary(in, *from_plan, r));
     out += s;
@@ -186,7 +150,7 @@ Status RunSweepCommand(const SweepFlags& f) {
   OCCAM_ASSIGN_OR_RETURN(ModelSpec model, LoadModel(f.model));
   OCCAM_ASSIGN_OR_RETURN(std::vector<ClusterSpec> clusters, LoadClusters(f.clusters, f.chips));
   OCCAM_ASSIGN_OR_RETURN(JobSpec job, BuildJob(f.job));
-  OCCAM_ASSIGN_OR_RETURN(SearchOptions options, BuildOptions(f.search));
+  OCCAM_ASSIGN_OR_RETURN(SearchOptions options, BuildSearchOptions(f.search));
   OCCAM_ASSIGN_OR_RETURN(SweepSpec sweep, ParseSweepVary(f.vary));
   const auto start = std::chrono::steady_clock::now();
   OCCAM_ASSIGN_OR_RETURN(std::vector<SweepRow> rows,
@@ -246,6 +210,7 @@ void RegisterPlan(CLI::App& app, int* exit_code) {
       ->expected(2);
   AddJobFlags(*cmd, flags->job);
   AddSearchFlags(*cmd, flags->search);
+  AddWholeRunFlags(*cmd, flags->whole_run);
   cmd->callback([flags, exit_code] {
     const Status s = RunPlan(*flags);
     *exit_code = s.ok() ? 0 : Fail(s);

@@ -7,7 +7,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
+
+#include "occam/report.h"
 
 namespace occam::cli {
 
@@ -102,6 +105,101 @@ void AddJobFlags(CLI::App& cmd, JobFlags& f) {
                "data-parallel gradient reduction after the last backward, not overlapped");
   cmd.add_flag("--tp-comm-overlap", f.tp_comm_overlap,
                "tensor-parallel collectives pipelined with their GEMMs (Megatron-LM flag)");
+}
+
+void AddSearchFlags(CLI::App& cmd, SearchFlags& f) {
+  cmd.add_option("--fix", f.fix, "plan fields to keep fixed, e.g. \"ep=64,pp=16\"");
+  cmd.add_option("--max-tp", f.max_tp, "largest tensor-parallel degree to consider");
+  cmd.add_flag("--no-pp", f.no_pp, "consider only layouts without pipeline parallelism");
+  cmd.add_option("--threads", f.threads, "worker threads (default: all cores)");
+  cmd.add_option("--simplest-within", f.simplest_within,
+                 "simplest layout within this fraction of the best step time (default 0.03)");
+  cmd.add_option("--pp-threshold", f.pp_threshold,
+                 "PP is needed when the best layout without it is slower by more than this "
+                 "fraction (default: occam's out-of-sample error band, doc/search.md)");
+}
+
+Result<SearchOptions> BuildSearchOptions(const SearchFlags& f) {
+  if (f.threads < 0 || f.threads > 1024) {
+    return InvalidInput("--threads must be between 0 (all cores) and 1024 (got " +
+                        std::to_string(f.threads) + ")");
+  }
+  if (f.top < 1 || f.top > 10000) {
+    return InvalidInput("--top must be between 1 and 10000 (got " + std::to_string(f.top) + ")");
+  }
+  if (!(f.simplest_within >= 0 && f.simplest_within < 1)) {
+    return InvalidInput("--simplest-within must be in [0, 1) (e.g. 0.03)");
+  }
+  if (!(f.pp_threshold >= 0 && f.pp_threshold < 1)) {
+    return InvalidInput("--pp-threshold must be in [0, 1) (e.g. 0.12)");
+  }
+  if (f.max_tp < 0) return InvalidInput("--max-tp must be >= 1");
+  SearchOptions o;
+  o.top = f.top;
+  o.simplicity_threshold = f.simplest_within;
+  o.pp_threshold = f.pp_threshold;
+  o.fix = f.fix;
+  o.max_tp = f.max_tp;
+  o.no_pp = f.no_pp;
+  o.threads = f.threads;
+  return o;
+}
+
+void AddBudgetInputFlags(CLI::App& cmd, BudgetOptions& o) {
+  cmd.add_option("--price-per-chip-hour", o.price_per_chip_hour,
+                 "price of one chip-hour (no default: money is shown only when given)");
+  cmd.add_option("--chip-watts", o.chip_watts, "chip power, W (default: the chip's TDP)");
+  cmd.add_option("--busy-power-fraction", o.busy_power_fraction,
+                 "fraction of chip power while computing (default 1)");
+  cmd.add_option("--wait-power-fraction", o.wait_power_fraction,
+                 "fraction of chip power during checkpoint stalls and restarts (default 1)");
+  cmd.add_option("--host-power-share", o.host_power_share,
+                 "host + network + storage power as a fraction of chip power (default 0.79)");
+  cmd.add_option("--pue", o.pue, "facility power usage effectiveness (default 1.58; TPU 1.10)");
+  cmd.add_option("--chip-failures-per-hour", o.chip_failures_per_hour,
+                 "job-interrupting failures per chip-hour (default: Llama 3 GPU-class rate)");
+  cmd.add_option("--node-failures-per-hour", o.node_failures_per_hour,
+                 "job-interrupting failures per node-hour (default: Llama 3 other causes)");
+  cmd.add_option("--chips-per-node", o.chips_per_node, "chips per node (host)");
+  cmd.add_option("--storage-gbps", o.storage_gbps,
+                 "aggregate checkpoint storage bandwidth, GB/s (default 2000)");
+  cmd.add_option("--restart-overhead-s", o.restart_overhead_s,
+                 "seconds to detect, replace and restart after a failure, without the "
+                 "checkpoint load (default 600)");
+  cmd.add_flag("--async-checkpoint", o.async_checkpoint,
+               "asynchronous checkpoints: training blocks only for --async-stall-s");
+  cmd.add_option("--async-stall-s", o.async_stall_s,
+                 "blocking seconds of one async checkpoint (default 0.78)");
+  cmd.add_option("--checkpoint-interval-s", o.checkpoint_interval_s,
+                 "compute seconds between checkpoints (default: Daly's optimum)");
+  cmd.add_option("--spare-fraction", o.spare_fraction,
+                 "spare chips allocated beside the job, fraction (default 0)");
+}
+
+void AddWholeRunFlags(CLI::App& cmd, WholeRunFlags& f) {
+  cmd.add_option("--tokens", f.tokens,
+                 "training tokens, decimal (e.g. 15T): adds the whole run (occam budget)");
+  AddBudgetInputFlags(cmd, f.options);
+}
+
+Result<std::string> WithWholeRun(const std::string& out, bool json, const WholeRunFlags& f,
+                                 const Estimate& e, const ModelSpec& model,
+                                 const ClusterSpec& cluster, const JobSpec& job) {
+  if (f.tokens.empty()) return out;
+  if (!e.fits) {
+    return InvalidInput("--tokens: layout " + FormatPlan(e.plan) +
+                        " does not fit in memory, so it has no whole run (run without --tokens "
+                        "to see the memory breakdown)");
+  }
+  BudgetOptions o = f.options;
+  OCCAM_ASSIGN_OR_RETURN(o.tokens, ParseScaled(f.tokens, "--tokens"));
+  OCCAM_ASSIGN_OR_RETURN(BudgetAssumptions a, ResolveBudget(o, cluster.chip));
+  OCCAM_ASSIGN_OR_RETURN(RunBudget run, BudgetRun(e, model, cluster, job, a));
+  if (!json) return out + "\nwhole run (--tokens)\n" + WholeRunText(run, a.inputs);
+  // ordered_json keeps the command's own key order.
+  auto j = nlohmann::ordered_json::parse(out);
+  j["budget"] = nlohmann::ordered_json::parse(WholeRunJson(run, a.inputs));
+  return j.dump(2) + "\n";
 }
 
 Result<double> ParseScaled(const std::string& text, const std::string& what) {

@@ -9,6 +9,8 @@
 
 #include "occam/message.h"
 #include "occam/ranges.h"
+#include "occam/budget.h"
+#include "occam/search.h"
 #include "occam/spec.h"
 #include "occam/status.h"
 
@@ -55,6 +57,35 @@ Result<double> ParseNumberFlag(const std::string& text, const std::string& flag)
 // Rejects a numeric flag value that is NaN or infinite, for CLI::Validator:
 // returns "" when `text` is fine, else the reason.
 std::string FiniteNumberCheck(const std::string& text);
+// Planner flags shared by plan, sweep and budget.
+struct SearchFlags {
+  int64_t top = 20;
+  double simplest_within = 0.03;
+  double pp_threshold = kPpErrorBand;
+  std::string fix;
+  int64_t max_tp = 0;
+  bool no_pp = false;
+  int threads = 0;
+};
+// --fix, --max-tp, --no-pp, --threads, --simplest-within, --pp-threshold
+// (--top is added by each command with its own meaning).
+void AddSearchFlags(CLI::App& cmd, SearchFlags& flags);
+Result<SearchOptions> BuildSearchOptions(const SearchFlags& flags);
+
+// The whole-run inputs (doc/budget.md), shared by budget, estimate and plan.
+void AddBudgetInputFlags(CLI::App& cmd, BudgetOptions& options);
+// --tokens plus the inputs: estimate and plan add the whole run when given.
+struct WholeRunFlags {
+  std::string tokens;
+  BudgetOptions options;
+};
+void AddWholeRunFlags(CLI::App& cmd, WholeRunFlags& flags);
+// `out` (the command's text, or its JSON object) with the whole run of `e`
+// appended (text) or under the key "budget" (JSON); `out` itself when no
+// --tokens was given.
+Result<std::string> WithWholeRun(const std::string& out, bool json, const WholeRunFlags& flags,
+                                 const Estimate& e, const ModelSpec& model,
+                                 const ClusterSpec& cluster, const JobSpec& job);
 
 // Parses "16M", "1.5G", "512MiB", "1GiB", "4096" into a count (k, M, G, T are
 // decimal; KiB, MiB, GiB, TiB binary). For byte sizes and rates.
