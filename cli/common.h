@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <string>
 
+#include "occam/budget.h"
 #include "occam/message.h"
 #include "occam/ranges.h"
-#include "occam/budget.h"
 #include "occam/search.h"
 #include "occam/spec.h"
 #include "occam/status.h"

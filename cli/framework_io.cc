@@ -61,8 +61,9 @@ Result<FromInputs> LoadFrom(const std::vector<std::string>& from, const std::str
   OCCAM_ASSIGN_OR_RETURN(in.cluster, ClusterFor(file, cluster_arg, chips));
   OCCAM_ASSIGN_OR_RETURN(JobSpec base, BuildJob(jf));
   OCCAM_ASSIGN_OR_RETURN(ImportedLayout l, ResolveFrameworkFile(file, in.model, in.cluster, base));
-  OCCAM_RETURN_IF_ERROR(CheckAgrees("--seq-len", jf.seq_len, l.job.seq_len, from[1]));
-  if (jf.global_batch_seqs != 0 || !jf.global_batch_tokens.empty()) {
+  OCCAM_RETURN_IF_ERROR(CheckAgrees("--seq-len", jf.seq_len.empty() ? int64_t{0} : base.seq_len,
+                                    l.job.seq_len, from[1]));
+  if (!jf.global_batch_seqs.empty() || !jf.global_batch_tokens.empty()) {
     OCCAM_RETURN_IF_ERROR(
         CheckAgrees("the global batch", base.global_batch_seqs, l.job.global_batch_seqs, from[1]));
   }

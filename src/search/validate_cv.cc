@@ -197,7 +197,8 @@ CrossValidationReport CrossValidateBySource(const std::vector<PublishedRun>& run
   Prepared prep = PrepareAll(runs, options);
   search::ThreadPool pool(options.threads);
   // Fitted families: at least kMinFitRuns runs in the whole set (the
-  // catalog's fit rule); each fold refits them on its training runs.
+  // catalog's fit rule) and not a transfer; each fold refits them on its
+  // training runs.
   std::map<std::string, int64_t> count;
   for (size_t i = 0; i < runs.size(); ++i) {
     if (prep.runs[i].ok()) ++count[prep.family[i]];
@@ -213,7 +214,9 @@ CrossValidationReport CrossValidateBySource(const std::vector<PublishedRun>& run
     ValidateOptions fold = options;
     std::map<std::string, CalibrationPoint> fitted;
     for (const auto& [family, n] : count) {
-      if (n < kMinFitRuns || !prep.prior.count(family)) continue;
+      // Transfer families are never fitted on their own runs (the catalog
+      // takes them from h100, below), however many runs they have.
+      if (n < kMinFitRuns || !prep.prior.count(family) || TransfersFromH100(family)) continue;
       std::vector<PreparedRun*> train;
       bool touched = false;
       bool moe = false;
