@@ -309,7 +309,7 @@ RunValidation ValidateOne(const PublishedRun& run, const ValidateOptions& option
 
 }  // namespace validate
 
-namespace {
+namespace validate {
 
 double Percentile(std::vector<double> v, double q) {
   if (v.empty()) return 0;
@@ -319,7 +319,9 @@ double Percentile(std::vector<double> v, double q) {
   return v[std::clamp<size_t>(rank, 1, v.size()) - 1];
 }
 
-}  // namespace
+}  // namespace validate
+
+using validate::Percentile;
 
 Result<CalibrationOverride> ParseCalibrationOverride(std::string_view text) {
   const std::string t(text);

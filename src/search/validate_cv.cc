@@ -55,13 +55,6 @@ bool TransfersFromH100(const std::string& family) {
   return false;
 }
 
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t rank = (v.size() + 1) / 2;  // nearest rank, as SummarizeErrors
-  return v[rank - 1];
-}
-
 std::vector<CalibrationOverride> Overrides(const std::string& family, const CalibrationPoint& p) {
   return {{family, "", "gemm_efficiency", p.efficiency},
           {family, "", "gemm_half_tokens", p.half_tokens},
@@ -79,7 +72,7 @@ double Objective(const std::vector<PreparedRun*>& runs, const std::string& famil
     const Result<double> e = validate::PredictedRelError(*runs[static_cast<size_t>(i)], o);
     if (e.ok() && std::isfinite(*e)) err[static_cast<size_t>(i)] = std::fabs(*e);
   });
-  return Median(err);
+  return validate::Percentile(std::move(err), 0.5);
 }
 
 struct Fitter {
@@ -135,28 +128,33 @@ struct Prepared {
 };
 
 // Every run set up and its layout chosen under the prior calibration (no
-// fitted value takes part in choosing the training runs' layouts).
+// fitted value takes part in choosing the training runs' layouts). The
+// family's catalog and prior points are read off its first run's chip.
 Prepared PrepareAll(const std::vector<PublishedRun>& runs, const ValidateOptions& options) {
   Prepared p;
   for (const PublishedRun& run : runs) {
     const std::string family = validate::FamilyOf(run.chip_key);
     p.source.push_back(SourceFamily(run.source));
     p.family.push_back(family);
-    ValidateOptions o = options;
-    Result<PreparedRun> first = validate::PrepareRun(run, options, nullptr);
-    if (first.ok() && !p.prior.count(family)) {
-      const Result<ChipSpec> prior = PriorCalibration(first->setup.cluster.chip);
-      p.catalog[family] = PointOf(first->setup.cluster.chip);
+    Result<validate::RunSetup> setup = validate::BuildRunSetup(run);
+    if (!setup.ok()) {
+      p.runs.push_back(setup.status());
+      continue;
+    }
+    if (!p.prior.count(family)) {
+      ClusterSpec catalog = setup->cluster;
+      validate::ApplyOverrides(options.overrides, family, &catalog);
+      const Result<ChipSpec> prior = PriorCalibration(catalog.chip);
+      p.catalog[family] = PointOf(catalog.chip);
       if (prior.ok()) p.prior[family] = PointOf(*prior);
     }
-    if (first.ok() && p.prior.count(family)) {
+    ValidateOptions o = options;
+    if (p.prior.count(family)) {
       for (const CalibrationOverride& c : Overrides(family, p.prior[family])) {
         o.overrides.push_back(c);
       }
-      p.runs.push_back(validate::PrepareRun(run, o, nullptr));
-    } else {
-      p.runs.push_back(std::move(first));
     }
+    p.runs.push_back(validate::PrepareRun(run, o, nullptr));
   }
   return p;
 }

@@ -40,6 +40,10 @@ Result<PreparedRun> PrepareRun(const PublishedRun& run, const ValidateOptions& o
 // step model's caches are kept). One thread per PreparedRun at a time.
 Result<double> PredictedRelError(PreparedRun& p, const std::vector<CalibrationOverride>& overrides);
 
+// Nearest-rank percentile (q in (0, 1]) of `v`; 0 when empty. The one
+// definition behind ErrorStats and the cross-validation's fit objective.
+double Percentile(std::vector<double> v, double q);
+
 RunValidation ValidateOne(const PublishedRun& run, const ValidateOptions& options);
 
 }  // namespace occam::validate

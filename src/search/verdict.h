@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "occam/search.h"
 #include "occam/step.h"
 #include "occam/units.h"
 
@@ -13,7 +14,7 @@ namespace occam::search {
 struct VerdictInput {
   const Estimate* without_pp = nullptr;  // null: none found (see reasons below)
   const Estimate* with_pp = nullptr;
-  double threshold = 0.13;  // PP is needed iff without-PP is slower by more than this (error band)
+  double threshold = kPpErrorBand;  // PP is needed iff without-PP is slower by more than this
   // Why a side is missing: "" (nothing fits), or the constraint that excluded it.
   std::string without_pp_excluded_by;  // e.g. "--fix pp=16"
   std::string with_pp_excluded_by;     // e.g. "--no-pp"
