@@ -56,7 +56,7 @@ void ExpertBytes(const Layout& l, double b, const CollectiveOptions& o, Traffic*
 }
 
 // Uniform all-to-all: b / n to every rank; traffic leaving the tier-(i-1)
-// unit is b (n - m_{i-1}) / n (hardware.md § 7.3).
+// unit is b (n - m_{i-1}) / n (doc/hardware.md § 7.3).
 void UniformBytes(const Layout& l, double b, Traffic* traffic) {
   traffic->bytes[0] = b * (l.members[0] - 1) / l.n;
   traffic->peers[0] = l.members[0] - 1;

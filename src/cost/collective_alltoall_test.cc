@@ -1,5 +1,5 @@
-// All-to-all: the uniform closed form of hardware.md § 7.3 and the DeepEP
-// H800 dispatch measurements of hardware.md § 4.3 (DEEPEP).
+// All-to-all: the uniform closed form of doc/hardware.md § 7.3 and the DeepEP
+// H800 dispatch measurements of doc/hardware.md § 4.3 (DEEPEP).
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -18,7 +18,7 @@ Layout Inner(const Layout& layout) {
   return in;
 }
 
-// Double binary tree (NCCL Tree; hardware.md § 7.1): chain inside the
+// Double binary tree (NCCL Tree; doc/hardware.md § 7.1): chain inside the
 // innermost unit, binary trees above; up then down, so latency
 // 2 * ((m-1) alpha_0 + sum_{i>0} ceil(log2 f_i) alpha_i) and each rank moves
 // about 2 S per direction over the slowest tier. Tree pipelines fixed chunks
@@ -43,7 +43,7 @@ Cost Tree(const ClusterSpec& cluster, const Layout& layout, double bytes) {
   return Cost{latency + slowest, limit};
 }
 
-// NVLink SHARP all-reduce (hardware.md § 4.2, § 7.1): the switch reduces and
+// NVLink SHARP all-reduce (doc/hardware.md § 4.2, § 7.1): the switch reduces and
 // multicasts, each chip sends S + S/m and receives S/m + S, so
 // T = 2 alpha_0 + (1 + 1/m) S / (eta_nvls(S) B_0). Across units (NVLS-tree)
 // the m reduced shards of S/m each run a ring all-reduce across.
@@ -67,7 +67,7 @@ Cost Nvls(const ClusterSpec& cluster, const Layout& layout, double bytes) {
 }
 
 // Reduce-scatter (or all-gather) inside the innermost unit, the collective on
-// the S/m shard across units, all-gather inside (hardware.md § 7.3).
+// the S/m shard across units, all-gather inside (doc/hardware.md § 7.3).
 // `inner_phases`: 2 for all-reduce (RS + AG inside), 1 for RS or AG.
 Cost Hierarchical(const ClusterSpec& cluster, const Layout& layout, double bytes, int phases) {
   const double m = layout.members[0];

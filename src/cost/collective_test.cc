@@ -1,5 +1,5 @@
 // Collectives on switched, mesh and fat-tree tiers: closed forms and the
-// published measurements of hardware.md § 4.2 / § 4.3 (within 15%).
+// published measurements of doc/hardware.md § 4.2 / § 4.3 (within 15%).
 #include "occam/collective.h"
 
 #include <gtest/gtest.h>
@@ -39,7 +39,7 @@ TEST(Collective, RingAllReduceMatchesClosedForm) {
   const double s = 256e6, n = 8;
   const auto cost = EstimateCollective(c, CollectiveOp::kAllReduce, Bytes(s), RankGroup{8, 1},
                                        Force(CollectiveAlgorithm::kRing));
-  // T = 2(n-1) alpha + 2(n-1)/n S / B (hardware.md § 7.1).
+  // T = 2(n-1) alpha + 2(n-1)/n S / B (doc/hardware.md § 7.1).
   const double expected = 2 * (n - 1) * 2e-6 + 2 * (n - 1) / n * s / 400e9;
   EXPECT_NEAR(cost.time.value(), expected, 1e-12);
   EXPECT_EQ(cost.algorithm, CollectiveAlgorithm::kRing);
@@ -86,7 +86,7 @@ TEST(Collective, HierarchicalMatchesClosedForm) {
   const double s = 1e8, m = 8, k = 8;
   const auto cost = EstimateCollective(c, CollectiveOp::kAllReduce, Bytes(s), RankGroup{64, 1},
                                        Force(CollectiveAlgorithm::kHierarchical));
-  // RS inside + AR of the S/m shard across + AG inside (hardware.md § 7.3, serialized).
+  // RS inside + AR of the S/m shard across + AG inside (doc/hardware.md § 7.3, serialized).
   const double inside = (m - 1) * 2e-6 + (m - 1) / m * s / 400e9;
   const double across = 2 * (k - 1) * 5e-6 + 2 * (k - 1) / k * (s / m) / 50e9;
   EXPECT_NEAR(cost.time.value(), 2 * inside + across, 1e-12);
@@ -104,7 +104,7 @@ TEST(Collective, TreeWinsForSmallMessagesOnManyNodes) {
   EXPECT_GT(small.time.value(), 2 * 7 * 4e-6);
 }
 
-// hardware.md § 4.2: 8x H100 all-reduce busbw at large messages: ring ~370,
+// doc/hardware.md § 4.2: 8x H100 all-reduce busbw at large messages: ring ~370,
 // NVLS 476-480 (466 at 1 GB in the message-size table).
 TEST(Collective, H100NodeAllReduceMatchesPublishedBusbw) {
   const ClusterSpec c = HgxCluster(8);
@@ -117,7 +117,7 @@ TEST(Collective, H100NodeAllReduceMatchesPublishedBusbw) {
   EXPECT_NEAR(BusGbps(best), 466, 466 * 0.15);
 }
 
-// hardware.md § 4.2: measured NVLS gain over ring vs #GPUs on 8x H200:
+// doc/hardware.md § 4.2: measured NVLS gain over ring vs #GPUs on 8x H200:
 // 1.00 (4) 1.14 (5) 1.19 (6) 1.26 (7) 1.29 (8).
 TEST(Collective, NvlsGainFollowsGroupSize) {
   const ClusterSpec c = HgxCluster(8);
@@ -143,11 +143,11 @@ TEST(Collective, NvlsDoesNotApplyToGatherOrWithoutSwitchReduction) {
   a100.tiers[0].in_network_reduction = false;
   const auto ar = EstimateCollective(a100, CollectiveOp::kAllReduce, Bytes(kGiB), RankGroup{8, 1});
   EXPECT_EQ(ar.algorithm, CollectiveAlgorithm::kRing);
-  // 8x A100 ring: 230-235 GB/s measured (hardware.md § 4.2).
+  // 8x A100 ring: 230-235 GB/s measured (doc/hardware.md § 4.2).
   EXPECT_NEAR(BusGbps(ar), 232, 232 * 0.15);
 }
 
-// hardware.md § 7.3 / § 7.7: 2+ nodes of 8x H100 on NDR 400G, all-reduce
+// doc/hardware.md § 7.3 / § 7.6: 2+ nodes of 8x H100 on NDR 400G, all-reduce
 // busbw ~ min(370, 8 x 46) = 368 GB/s.
 TEST(Collective, H100MultiNodeAllReduceMatchesPublishedBusbw) {
   for (int64_t nodes : {2, 4, 16}) {
@@ -159,7 +159,7 @@ TEST(Collective, H100MultiNodeAllReduceMatchesPublishedBusbw) {
 }
 
 TEST(Collective, SubNodeGroupsKeepTheFullSwitchRate) {
-  // A switched node gives any subset the full per-GPU rate (hardware.md § 2).
+  // A switched node gives any subset the full per-GPU rate (doc/hardware.md § 2).
   const ClusterSpec c = HgxCluster(8);
   const auto two =
       EstimateCollective(c, CollectiveOp::kAllGather, Bytes(8 * kGiB), RankGroup{2, 1});
@@ -168,7 +168,7 @@ TEST(Collective, SubNodeGroupsKeepTheFullSwitchRate) {
   EXPECT_NEAR(BusGbps(two), BusGbps(eight), BusGbps(eight) * 0.02);
 }
 
-// hardware.md § 4.2 / § 7.4: 8x MI300X mesh all-reduce 312.9 GB/s; 2 GPUs 47.7.
+// doc/hardware.md § 4.2 / § 7.4: 8x MI300X mesh all-reduce 312.9 GB/s; 2 GPUs 47.7.
 TEST(Collective, Mi300xMeshUsesOneLinkPerPair) {
   const ClusterSpec c = testing::Mi300xCluster(8);
   const auto eight =
@@ -187,7 +187,7 @@ TEST(Collective, OversubscriptionSlowsCrossPodTraffic) {
   const ClusterSpec oversub = HgxCluster(4096, 450, 50, 0.82, 7.0, 1024);
   const RankGroup dp{512, 8};  // one rank per node, 128 per pod, 4 pods
   // All-to-all is bisection-bound: 3/4 of each rank's buffer leaves the pod
-  // at B/o (hardware.md § 3, § 7.3), against all of it at B inside.
+  // at B/o (doc/hardware.md § 3, § 7.3), against all of it at B inside.
   const auto a = EstimateCollective(flat, CollectiveOp::kAllToAll, Bytes(1e9), dp);
   const auto b = EstimateCollective(oversub, CollectiveOp::kAllToAll, Bytes(1e9), dp);
   EXPECT_EQ(a.limiting_tier, 1);

@@ -1,5 +1,5 @@
 // Hand-built clusters for the collective tests. Bandwidths, efficiencies and
-// latencies are the published figures of hardware.md (source IDs as there);
+// latencies are the published figures of doc/hardware.md (source IDs as there);
 // the templates in data/clusters/ carry the same values.
 #pragma once
 

@@ -1,6 +1,6 @@
 // Collectives on TPU ICI tori (tier 0 is kTorus), with data-center network
 // tiers above. Sources: doc/cost-model.md § 4.8; "How to Scale Your Model",
-// Sharded Matrices and TPU chapters (hardware.md § 7.5).
+// Sharded Matrices and TPU chapters (doc/hardware.md § 7.5).
 //
 // Symbols: D_d torus extent of axis d; e_d group members along axis d; h_d
 // their spacing in hops (h_d interleaved groups share each link); ring_d: the

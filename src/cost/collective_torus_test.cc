@@ -1,5 +1,5 @@
 // TPU torus collectives against the formulas of "How to Scale Your Model"
-// (Sharded Matrices; TPU chapter) as collected in hardware.md § 7.5. The
+// (Sharded Matrices; TPU chapter) as collected in doc/hardware.md § 7.5. The
 // expected values are written from those formulas, with ideal efficiency.
 #include <gtest/gtest.h>
 
@@ -70,7 +70,7 @@ TEST(Torus, SeveralAxesAtOnce) {
   const auto xyz = EstimateCollective(c, CollectiveOp::kAllReduce, Bytes(s), RankGroup{4096, 1});
   EXPECT_NEAR(xyz.time.value(), 2 * std::max(24 * kHop, 4095.0 / 4096 * s / (3 * 2 * kLink)),
               1e-12);
-  // busbw = d * W_axis: 600 GB/s for all three v5p axes (hardware.md § 7.5).
+  // busbw = d * W_axis: 600 GB/s for all three v5p axes (doc/hardware.md § 7.5).
   EXPECT_NEAR(xyz.busbw.value() / 1e9, 600, 600 * 0.01);
 }
 
@@ -86,7 +86,7 @@ TEST(Torus, AllToAllIsBisectionBound) {
 }
 
 TEST(Torus, MultisliceAllReduceIsHierarchicalOverDcn) {
-  // 2 slices of 16x16x16 over DCN at 6.25 GB/s per chip (hardware.md § 7.5):
+  // 2 slices of 16x16x16 over DCN at 6.25 GB/s per chip (doc/hardware.md § 7.5):
   // RS + AG inside the slice, ring all-reduce of S / N_slice across.
   const ClusterSpec c = TorusCluster({16, 16, 16}, {true, true, true}, 100, 2, 6.25);
   const double s = 1e9, n_slice = 4096, slices = 2;

@@ -13,7 +13,7 @@ namespace occam {
 double GemmEfficiency(const ChipSpec& chip, double tokens) {
   if (tokens <= 0) return 0;
   // Saturating curve: small-row GEMMs cannot fill the chip's tiles; large
-  // ones reach the measured plateau (hardware.md §4.1: 0.73-0.87 of peak on
+  // ones reach the measured plateau (doc/hardware.md §4.1: 0.73-0.87 of peak on
   // NVIDIA, 0.51-0.68 on AMD).
   return chip.gemm_efficiency * tokens / (tokens + chip.gemm_half_tokens);
 }

@@ -1,5 +1,5 @@
 // Resizing a cluster template to a chip count (the `sizing:` rule of
-// data/clusters/*.yaml). Sources of the rules: hardware reference §2, §7.5
+// data/clusters/*.yaml). Sources of the rules: doc/hardware.md § 2, § 7.5
 // (Google Cloud TPU v4/v5e/v5p/v6e system-architecture pages: slices of whole
 // 4x4x4 cubes are full 3D tori, sub-cube slices are open meshes; v5e/v6e wrap
 // only axes of length 16; v5p's largest slice is 16x16x24 = 6144).
