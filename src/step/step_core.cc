@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 
+#include "occam/element_bytes.h"
 #include "step/comm.h"
 #include "step/pipeline_timing.h"
 
@@ -13,9 +14,6 @@ namespace occam::step_internal {
 namespace {
 
 constexpr double kAct = kActivationBytes;
-// Adam update traffic per owned parameter: read fp32 grad, master, m, v
-// (16 B), write master, m, v (12 B) and the bf16 weight (2 B).
-constexpr double kOptimizerBytesPerParam = 30.0;
 // Megatron-Core DDP bucket: max(40M, 1M x dp) parameters
 // (distributed_data_parallel_config.py, bucket_size); the last one is exposed.
 double BucketParams(double dp) { return std::max(40e6, 1e6 * dp); }
@@ -184,17 +182,20 @@ void DataParallelTail(const PlanContext& c, const DeviceResult& dev, const Devic
     if (p.hsdp > 0 && p.hsdp < c.dense_dp.size) {
       // HSDP: replicas all-reduce their gradient shard once per step.
       const RankGroup rep{c.dense_dp.size / p.hsdp, c.fsdp_dense.stride * p.hsdp};
-      put(out.dp_grad, CollectiveOp::kAllReduce, 4.0 * dev.params_dense / p.hsdp, rep, t.b + t.w);
+      put(out.dp_grad, CollectiveOp::kAllReduce, kGradBytesPerParam * dev.params_dense / p.hsdp,
+          rep, t.b + t.w);
     }
     return;
   }
   const CollectiveOp grad_op =
       p.zero == 0 ? CollectiveOp::kAllReduce : CollectiveOp::kReduceScatter;
-  put(out.dp_grad, grad_op, 4.0 * dev.params_dense, c.dense_dp, t.b + t.w);
-  put(out.edp_grad, grad_op, 4.0 * dev.params_expert, c.groups.edp, t.b + t.w);
+  put(out.dp_grad, grad_op, kGradBytesPerParam * dev.params_dense, c.dense_dp, t.b + t.w);
+  put(out.edp_grad, grad_op, kGradBytesPerParam * dev.params_expert, c.groups.edp, t.b + t.w);
   if (p.zero >= 1) {
-    put(out.dp_gather, CollectiveOp::kAllGather, 2.0 * dev.params_dense, c.dense_dp, t.f);
-    put(out.edp_gather, CollectiveOp::kAllGather, 2.0 * dev.params_expert, c.groups.edp, t.f);
+    put(out.dp_gather, CollectiveOp::kAllGather, kWeightBytesPerParam * dev.params_dense,
+        c.dense_dp, t.f);
+    put(out.edp_gather, CollectiveOp::kAllGather, kWeightBytesPerParam * dev.params_expert,
+        c.groups.edp, t.f);
   }
 }
 
@@ -324,8 +325,8 @@ void AllDevices(const StepModel::Impl& impl, const PlanSpec& plan, const PlanSeg
                                dev.params_expert /
                                    static_cast<double>(std::max<int64_t>(c.fsdp_expert.size, 1))
                          : dev.params_dense + dev.params_expert;
-      opt = std::max(opt,
-                     MemoryBoundTime(impl.cluster.chip, kOptimizerBytesPerParam * owned).value());
+      opt = std::max(
+          opt, MemoryBoundTime(impl.cluster.chip, kAdamUpdateTrafficBytesPerParam * owned).value());
       if (keyed && n_seen < seen.size()) {
         seen[n_seen] = Seen{key, dev, t, held};
         repeat = &seen[n_seen++];
