@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "occam/element_bytes.h"
+#include "occam/schedule_traits.h"
 
 namespace occam::search {
 
@@ -69,8 +70,7 @@ Bytes Bounds::MemoryLowerBound(const PlanSpec& p) const {
 Seconds Bounds::StepTimeLowerBound(const PlanSpec& p) const {
   double seconds = flops_per_token_ * tokens_ / chips_ / peak_.value();
   if (p.recompute == Recompute::kFull) seconds *= 4.0 / 3.0;
-  const bool bubble = p.schedule == Schedule::kGpipe || p.schedule == Schedule::k1F1B ||
-                      p.schedule == Schedule::kInterleaved;
+  const bool bubble = TraitsOf(p.schedule).fill_drain_bubble;
   if (bubble && p.pp > 1 && p.dp > 0 && p.mbs > 0) {
     const double mv = batch_seqs_ / static_cast<double>(p.dp * p.mbs) * static_cast<double>(p.vpp);
     if (mv > 0) seconds *= (mv + static_cast<double>(p.pp - 1)) / mv;

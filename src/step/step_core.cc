@@ -7,6 +7,7 @@
 #include <array>
 
 #include "occam/element_bytes.h"
+#include "occam/schedule_traits.h"
 #include "step/comm.h"
 #include "step/pipeline_timing.h"
 
@@ -17,8 +18,6 @@ constexpr double kAct = kActivationBytes;
 // Megatron-Core DDP bucket: max(40M, 1M x dp) parameters
 // (distributed_data_parallel_config.py, bucket_size); the last one is exposed.
 double BucketParams(double dp) { return std::max(40e6, 1e6 * dp); }
-
-bool IsDual(Schedule s) { return s == Schedule::kDualPipe || s == Schedule::kDualPipeV; }
 
 // dp x cp as one group when the two axes are adjacent (gradients of dense
 // weights are reduced over both: Megatron-Core with context parallelism).
@@ -48,7 +47,7 @@ void InitContext(const StepModel::Impl& impl, const PlanSpec& plan, PlanContext&
   c.fsdp_expert = c.groups.edp;
   c.tokens = static_cast<double>(plan.mbs * impl.job.seq_len) / static_cast<double>(plan.cp);
   c.lambda = impl.Lambda(plan);
-  c.dual = IsDual(plan.schedule) && plan.pp > 1;
+  c.dual = TraitsOf(plan.schedule).overlaps_a2a && plan.pp > 1;
   c.a2a = plan.a2a_overlap && !c.dual;
   c.a2a_unpaired =
       A2aUnpairedFraction(plan, static_cast<double>(impl.job.global_batch_seqs) /
@@ -140,7 +139,8 @@ DeviceResult Device(const PlanSegs& segs, const StepModel::Impl& impl, const Pla
   DeviceResult r;
   const int64_t per = ChunksPerDevice(plan);
   // DualPipe: each micro-batch crosses one of the device's two stage copies.
-  const double w = plan.schedule == Schedule::kDualPipe && per == 2 ? 0.5 : 1.0;
+  const double w =
+      per == 2 ? 1.0 / static_cast<double>(TraitsOf(plan.schedule).parameter_copies) : 1.0;
   bool first_two_have_embedding = false;
   for (int64_t k = 0; k < per; ++k) {
     const ChunkKey key = KeyOfChunk(segs, impl.work, ChunkOf(plan, d, k));
