@@ -290,9 +290,24 @@ struct Seen {
   Held held;
 };
 
-void AllDevices(const StepModel::Impl& impl, const PlanSpec& plan, const PlanSegs& segs,
-                const PipelineTiming& sim, CoreResult& out, DeviceTimes& sum, DeviceTimes& crit,
-                double& crit_total, double& opt) {
+// What AllDevices gathers over the pipeline devices besides `out`'s fields.
+struct DeviceSweep {
+  DeviceTimes sum;         // per micro-batch times summed over devices
+  DeviceTimes crit;        // the slowest device's
+  double crit_total = -1;  // its total per micro-batch
+  double optimizer = 0;    // the slowest optimizer step, seconds
+};
+
+// Costs every pipeline device (devices with equal chunks once) and fills
+// out.crit, the data-parallel tail items and out.memory (the device with
+// the most memory).
+DeviceSweep AllDevices(const StepModel::Impl& impl, const PlanSpec& plan, const PlanSegs& segs,
+                       const PipelineTiming& sim, CoreResult& out) {
+  DeviceSweep r;
+  DeviceTimes& sum = r.sum;
+  DeviceTimes& crit = r.crit;
+  double& crit_total = r.crit_total;
+  double& opt = r.optimizer;
   const PlanContext& c = out.ctx;
   std::array<Seen, 8> seen;
   size_t n_seen = 0;
@@ -342,6 +357,7 @@ void AllDevices(const StepModel::Impl& impl, const PlanSpec& plan, const PlanSeg
       out.memory = mem;
     }
   }
+  return r;
 }
 
 }  // namespace
@@ -369,9 +385,11 @@ CoreResult RunCore(const StepModel::Impl& impl, const PlanSpec& plan, PipelineTi
     }
   }
   out.simulated = sim.ok;
-  DeviceTimes sum, crit;
-  double crit_total = -1, opt = 0;
-  AllDevices(impl, plan, segs, sim, out, sum, crit, crit_total, opt);
+  DeviceSweep devices = AllDevices(impl, plan, segs, sim, out);
+  const DeviceTimes& sum = devices.sum;
+  DeviceTimes& crit = devices.crit;
+  const double crit_total = devices.crit_total;
+  const double opt = devices.optimizer;
   out.optimizer = TailItem{opt, opt, -1};
   out.crit_period = crit_total;
   if (plan.pp > 1) {
