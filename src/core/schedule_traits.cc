@@ -15,79 +15,63 @@
 namespace occam {
 namespace {
 
-constexpr std::array<ScheduleTraits, 8> MakeTable() {
-  std::array<ScheduleTraits, 8> t{};
-  ScheduleTraits& none = t[static_cast<int>(Schedule::kNone)];
-  none.schedule = Schedule::kNone;
-  none.name = "none";
-  none.interleaves_backward = false;
+// One row per Schedule, in enum order (fields not named keep their defaults:
+// one looped chunk per device, one parameter copy, any micro-batch count).
+constexpr std::array<ScheduleTraits, 8> kTraits = {{
+    {.schedule = Schedule::kNone, .name = "none", .interleaves_backward = false},
+    {.schedule = Schedule::kGpipe,
+     .name = "gpipe",
+     .lane_chunks = 0,  // the simulator loops it over vpp chunks
+     .fill_drain_bubble = true,
+     .interleaves_backward = false,
+     .simplicity = 1},
+    {.schedule = Schedule::k1F1B, .name = "1f1b", .fill_drain_bubble = true, .simplicity = 1},
+    {.schedule = Schedule::kInterleaved,
+     .name = "interleaved",
+     .lane_chunks = 0,
+     .min_vpp = 2,
+     .plan_vpp = true,
+     .m_multiple_of_pp = true,
+     .fill_drain_bubble = true,
+     .a2a_overlap_with_pp = true,
+     .simplicity = 2},
+    {.schedule = Schedule::kZbH1, .name = "zb-h1", .simplicity = 2},
+    {.schedule = Schedule::kZbV,
+     .name = "zbv",
+     .placement = ChunkPlacement::kVShape,
+     .lane_chunks = 2,
+     .plan_vpp = true,
+     .min_m_per_pp = 2,
+     .min_m_offset = -1,
+     .simplicity = 3},
+    {.schedule = Schedule::kDualPipe,
+     .name = "dualpipe",
+     .placement = ChunkPlacement::kMirrored,
+     .parameter_copies = 2,
+     .m_even = true,
+     .min_m_per_pp = 2,
+     .even_pp = true,
+     .pattern_microbatches = 2,
+     .overlaps_a2a = true,
+     .simplicity = 5},
+    {.schedule = Schedule::kDualPipeV,
+     .name = "dualpipev",
+     .placement = ChunkPlacement::kVShape,
+     .lane_chunks = 2,
+     .plan_vpp = true,
+     .min_m_per_pp = 2,
+     .pattern_microbatches = 2,
+     .overlaps_a2a = true,
+     .simplicity = 4},
+}};
 
-  ScheduleTraits& gpipe = t[static_cast<int>(Schedule::kGpipe)];
-  gpipe.schedule = Schedule::kGpipe;
-  gpipe.name = "gpipe";
-  gpipe.lane_chunks = 0;  // the simulator loops it over vpp chunks
-  gpipe.fill_drain_bubble = true;
-  gpipe.interleaves_backward = false;
-  gpipe.simplicity = 1;
-
-  ScheduleTraits& one = t[static_cast<int>(Schedule::k1F1B)];
-  one.schedule = Schedule::k1F1B;
-  one.name = "1f1b";
-  one.fill_drain_bubble = true;
-  one.simplicity = 1;
-
-  ScheduleTraits& inter = t[static_cast<int>(Schedule::kInterleaved)];
-  inter.schedule = Schedule::kInterleaved;
-  inter.name = "interleaved";
-  inter.lane_chunks = 0;
-  inter.min_vpp = 2;
-  inter.plan_vpp = true;
-  inter.m_multiple_of_pp = true;
-  inter.fill_drain_bubble = true;
-  inter.a2a_overlap_with_pp = true;
-  inter.simplicity = 2;
-
-  ScheduleTraits& zbh1 = t[static_cast<int>(Schedule::kZbH1)];
-  zbh1.schedule = Schedule::kZbH1;
-  zbh1.name = "zb-h1";
-  zbh1.simplicity = 2;
-
-  ScheduleTraits& zbv = t[static_cast<int>(Schedule::kZbV)];
-  zbv.schedule = Schedule::kZbV;
-  zbv.name = "zbv";
-  zbv.placement = ChunkPlacement::kVShape;
-  zbv.lane_chunks = 2;
-  zbv.plan_vpp = true;
-  zbv.min_m_per_pp = 2;
-  zbv.min_m_offset = -1;
-  zbv.simplicity = 3;
-
-  ScheduleTraits& dual = t[static_cast<int>(Schedule::kDualPipe)];
-  dual.schedule = Schedule::kDualPipe;
-  dual.name = "dualpipe";
-  dual.placement = ChunkPlacement::kMirrored;
-  dual.parameter_copies = 2;
-  dual.m_even = true;
-  dual.min_m_per_pp = 2;
-  dual.even_pp = true;
-  dual.pattern_microbatches = 2;
-  dual.overlaps_a2a = true;
-  dual.simplicity = 5;
-
-  ScheduleTraits& dualv = t[static_cast<int>(Schedule::kDualPipeV)];
-  dualv.schedule = Schedule::kDualPipeV;
-  dualv.name = "dualpipev";
-  dualv.placement = ChunkPlacement::kVShape;
-  dualv.lane_chunks = 2;
-  dualv.plan_vpp = true;
-  dualv.min_m_per_pp = 2;
-  dualv.pattern_microbatches = 2;
-  dualv.overlaps_a2a = true;
-  dualv.simplicity = 4;
-  return t;
+constexpr bool InEnumOrder() {
+  for (size_t i = 0; i < kTraits.size(); ++i) {
+    if (static_cast<size_t>(kTraits[i].schedule) != i) return false;
+  }
+  return true;
 }
-
-constexpr std::array<ScheduleTraits, 8> kTraits = MakeTable();
+static_assert(InEnumOrder(), "TraitsOf indexes the table by the Schedule value");
 
 std::string Str(int64_t x) { return std::to_string(x); }
 
