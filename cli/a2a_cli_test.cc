@@ -69,7 +69,9 @@ TEST(A2aCli, ExcludedCombinationsAreBadInput) {
 }
 
 TEST(A2aCli, PlanFixesTheFlag) {
-  const std::string args = std::string("plan ") + kDeepSeek + "--no-pp --fix tp=2,ep=64,mbs=1";
+  // Every other field fixed, so the two plans differ only by the overlap.
+  const std::string args = std::string("plan ") + kDeepSeek +
+                           "--no-pp --fix tp=2,cp=4,ep=64,mbs=1,zero=2,recompute=selective";
   const CliOutput on = RunOccam(args + ",a2a_overlap=1 --json");
   const CliOutput off = RunOccam(args + ",a2a_overlap=0 --json");
   ASSERT_EQ(on.status, 0) << on.err;

@@ -21,7 +21,7 @@ struct BalanceFlags {
   std::string method = "aux-free";
   std::string tokens_per_step = "1M";
   std::string skew = "zipf:1.0";
-  double alpha = -1;  // < 0: the method's default
+  std::string alpha;  // empty: the method's default
   std::string csv;
   bool json = false;
 };
@@ -41,7 +41,7 @@ Result<double> ParseSkew(const std::string& text) {
     }
     if (pos == num.size() && !num.empty() && std::isfinite(s) && s >= 0) return s;
   }
-  return InvalidInput("--skew: '" + text +
+  return InvalidInput("--skew: '" + Echo(text) +
                       "' is not zipf:S with S >= 0 or 'uniform' (e.g. zipf:1.2)");
 }
 
@@ -49,13 +49,16 @@ Result<BalanceConfig> BuildConfig(const BalanceFlags& f) {
   BalanceConfig c = f.config;
   const auto method = ParseBalanceMethodName(f.method);
   if (!method) {
-    return InvalidInput("--method: '" + f.method +
+    return InvalidInput("--method: '" + Echo(f.method) +
                         "' is not one of aux-free, aux-loss, global-aux-loss, seq-aux, none");
   }
   c.method = *method;
   // Defaults: alpha = 1e-3 (Wang et al. loss-controlled baseline), 1e-4 for
   // the sequence-wise loss (DeepSeek-V3 §4.2).
-  c.alpha = f.alpha >= 0 ? f.alpha : (c.method == BalanceMethod::kSeqAux ? 1e-4 : 1e-3);
+  c.alpha = c.method == BalanceMethod::kSeqAux ? 1e-4 : 1e-3;
+  if (!f.alpha.empty()) {
+    OCCAM_ASSIGN_OR_RETURN(c.alpha, ParseNumberFlag(f.alpha, "--alpha"));
+  }
   OCCAM_ASSIGN_OR_RETURN(double tokens, ParseScaled(f.tokens_per_step, "--tokens-per-step"));
   if (tokens > 1e12) return InvalidInput("--tokens-per-step must be <= 1T");
   c.tokens_per_step = static_cast<int64_t>(std::llround(tokens));

@@ -1,9 +1,12 @@
 // occam collective: the cost of one collective on a cluster (algorithm, time,
 // algbw/busbw, limiting tier). Flags only; the model is EstimateCollective.
+#include <fmt/format.h>
+
 #include <cmath>
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "cli/commands.h"
@@ -142,7 +145,7 @@ Result<RankGroup> BuildGroup(const CollectiveFlags& f, const ClusterSpec& cluste
     OCCAM_ASSIGN_OR_RETURN(g, GroupFromAxes(f.axes, cluster));
     what = "--axes";
   } else if (f.group_size > 0 || f.stride > 0) {
-    if (f.group_size <= 0) return InvalidInput("--stride needs --group-size N");
+    if (f.group_size <= 0) return InvalidInput("--stride needs --group-size N (>= 1)");
     g = RankGroup{f.group_size, f.stride > 0 ? f.stride : 1};
   }
   OCCAM_RETURN_IF_ERROR(ValidateCollectiveGroup(cluster, g, what));
@@ -186,6 +189,23 @@ Result<CollectiveOptions> BuildOptions(const CollectiveFlags& f, CollectiveOp op
     o.force = *a;
   }
   return o;
+}
+
+// Flags whose default (0) means "not given": a given value must be valid.
+Status CheckGivenCounts(const CLI::App& cmd, const CollectiveFlags& f) {
+  for (auto [flag, v, min] :
+       {std::tuple<const char*, double, double>{"--group-size", double(f.group_size), 1},
+        {"--stride", double(f.stride), 1},
+        {"--imbalance", f.imbalance, 1},
+        {"--max-nodes", double(f.max_nodes), 1},
+        {"--topk", double(f.topk), 1},
+        {"--chips", double(f.chips), 1}}) {
+    if (Given(cmd, flag) && !(v >= min)) {
+      return InvalidInput(std::string(flag) + " must be >= " + std::to_string(int(min)) + " (got " +
+                          fmt::format("{:g}", v) + ")");
+    }
+  }
+  return Status::Ok();
 }
 
 Result<std::string> Run(const CollectiveFlags& f) {
@@ -238,7 +258,11 @@ void RegisterCollective(CLI::App& app, int* exit_code) {
   cmd->add_option("--algorithm", flags->algorithm,
                   "force ring, tree, nvls, hierarchical, torus or direct (default: fastest)");
   cmd->add_flag("--json", flags->json, "print one JSON object");
-  cmd->callback([flags, exit_code] {
+  cmd->callback([cmd, flags, exit_code] {
+    if (const Status given = CheckGivenCounts(*cmd, *flags); !given.ok()) {
+      *exit_code = Fail(given);
+      return;
+    }
     const Result<std::string> out = Run(*flags);
     if (!out.ok()) {
       *exit_code = Fail(out.status());

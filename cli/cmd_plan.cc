@@ -2,6 +2,7 @@
 // and whether pipeline parallelism is needed. occam sweep: the same answer
 // across clusters and cluster / job variants. The shell measures
 // search_seconds (the library reads no clock).
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -11,83 +12,109 @@
 
 #include "cli/commands.h"
 #include "cli/common.h"
+#include "cli/framework_io.h"
 #include "occam/report.h"
 #include "occam/search.h"
 
 namespace occam::cli {
 namespace {
 
-struct SearchFlags {
-  int64_t top = 20;
-  double simplest_within = 0.03;
-  double pp_threshold = 0.03;
-  std::string fix;
-  int64_t max_tp = 0;
-  bool no_pp = false;
-  int threads = 0;
-};
-
-void AddSearchFlags(CLI::App& cmd, SearchFlags& f) {
-  cmd.add_option("--fix", f.fix, "plan fields to keep fixed, e.g. \"ep=64,pp=16\"");
-  cmd.add_option("--max-tp", f.max_tp, "largest tensor-parallel degree to consider");
-  cmd.add_flag("--no-pp", f.no_pp, "consider only layouts without pipeline parallelism");
-  cmd.add_option("--threads", f.threads, "worker threads (default: all cores)");
-  cmd.add_option("--simplest-within", f.simplest_within,
-                 "simplest layout within this fraction of the best step time (default 0.03)");
-  cmd.add_option("--pp-threshold", f.pp_threshold,
-                 "PP is needed when the best layout without it is slower by more than this "
-                 "fraction (default 0.03)");
-}
-
-Result<SearchOptions> BuildOptions(const SearchFlags& f) {
-  if (f.threads < 0 || f.threads > 1024) {
-    return InvalidInput("--threads must be between 0 (all cores) and 1024 (got " +
-                        std::to_string(f.threads) + ")");
-  }
-  if (f.top < 1 || f.top > 10000) {
-    return InvalidInput("--top must be between 1 and 10000 (got " + std::to_string(f.top) + ")");
-  }
-  if (!(f.simplest_within >= 0 && f.simplest_within < 1)) {
-    return InvalidInput("--simplest-within must be in [0, 1) (e.g. 0.03)");
-  }
-  if (!(f.pp_threshold >= 0 && f.pp_threshold < 1)) {
-    return InvalidInput("--pp-threshold must be in [0, 1) (e.g. 0.03)");
-  }
-  if (f.max_tp < 0) return InvalidInput("--max-tp must be >= 1");
-  SearchOptions o;
-  o.top = f.top;
-  o.simplicity_threshold = f.simplest_within;
-  o.pp_threshold = f.pp_threshold;
-  o.fix = f.fix;
-  o.max_tp = f.max_tp;
-  o.no_pp = f.no_pp;
-  o.threads = f.threads;
-  return o;
-}
-
 double SecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
+
+// Layouts of the ranking --emit searches for the fastest expressible one.
+constexpr int64_t kEmitRanking = 300;
 
 struct PlanFlags {
   std::string model;
   std::string cluster;
   int64_t chips = 0;
   bool json = false;
+  std::string emit;
+  std::vector<std::string> from;
   JobFlags job;
   SearchFlags search;
+  WholeRunFlags whole_run;
 };
 
+// The plan output with the whole run of its best layout (--tokens).
+Result<std::string> WithBestWholeRun(const std::string& out, const PlanFlags& f,
+                                     const SearchResult& r, const ModelSpec& model,
+                                     const ClusterSpec& cluster, const JobSpec& job) {
+  if (f.whole_run.tokens.empty() || !r.best) return out;
+  OCCAM_ASSIGN_OR_RETURN(Estimate e, EstimateStep(model, cluster, job, r.best->plan));
+  return WithWholeRun(out, f.json, f.whole_run, e, model, cluster, job);
+}
+
+// The model, cluster and job: from the flags, or read from --from FMT FILE
+// (then `from_plan` is the file's layout).
+Result<FromInputs> PlanInputs(const PlanFlags& f, std::optional<PlanSpec>& from_plan) {
+  FromInputs in;
+  if (!f.from.empty()) {
+    OCCAM_ASSIGN_OR_RETURN(in, LoadFrom(f.from, f.model, f.cluster, f.chips, f.job));
+    from_plan = in.plan;
+    return in;
+  }
+  if (f.model.empty()) return InvalidInput("--model is required (or --from FMT FILE)");
+  if (f.cluster.empty()) return InvalidInput("--cluster is required");
+  OCCAM_ASSIGN_OR_RETURN(in.model, LoadModel(f.model));
+  OCCAM_ASSIGN_OR_RETURN(in.cluster, LoadCluster(f.cluster, f.chips));
+  OCCAM_ASSIGN_OR_RETURN(in.job, BuildJob(f.job));
+  return in;
+}
+
+// The file's own layout against the search's best (plan --from).
+Result<std::string> FromSummary(const FromInputs& in, const PlanSpec& plan, const SearchResult& r) {
+  OCCAM_ASSIGN_OR_RETURN(Estimate e, EstimateStep(in.model, in.cluster, in.job, plan));
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "\nThe configuration read: %s, %.3f s per step, MFU %.1f%%%s.\n",
+                FormatPlan(plan).c_str(), e.step_time.value(), 100 * e.mfu,
+                e.fits ? "" : " (does not fit in memory)");
+  std::string s = buf;
+  if (r.best) {
+    std::snprintf(buf, sizeof buf,
+                  "The best layout found has %.1f%% more throughput (%.3f s per step); add "
+                  "--emit %s to see it as a configuration.\n",
+                  100.0 * (e.step_time.value() / r.best->step_time.value() - 1.0),
+                  r.best->step_time.value(), std::string(FrameworkName(in.framework)).c_str());
+    s += buf;
+  }
+  return s;
+}
+
 Status RunPlan(const PlanFlags& f) {
-  OCCAM_ASSIGN_OR_RETURN(ModelSpec model, LoadModel(f.model));
-  OCCAM_ASSIGN_OR_RETURN(ClusterSpec cluster, LoadCluster(f.cluster, f.chips));
-  OCCAM_ASSIGN_OR_RETURN(JobSpec job, BuildJob(f.job));
-  OCCAM_ASSIGN_OR_RETURN(SearchOptions options, BuildOptions(f.search));
+  OCCAM_ASSIGN_OR_RETURN(std::optional<Framework> emit, ParseEmitFlag(f.emit));
+  if (f.json && (emit || !f.from.empty())) {
+    return InvalidInput("--json does not combine with --emit or --from (text output only)");
+  }
+  std::optional<PlanSpec> from_plan;
+  OCCAM_ASSIGN_OR_RETURN(FromInputs in, PlanInputs(f, from_plan));
+  OCCAM_ASSIGN_OR_RETURN(SearchOptions options, BuildSearchOptions(f.search));
+  const int64_t shown = options.top;
+  // --emit looks further down the ranking for the fastest layout the
+  // framework can express; the table still shows --top rows.
+  if (emit) options.top = std::max<int64_t>(options.top, kEmitRanking);
   const auto start = std::chrono::steady_clock::now();
-  OCCAM_ASSIGN_OR_RETURN(SearchResult r, SearchLayouts(model, cluster, job, options));
+  OCCAM_ASSIGN_OR_RETURN(SearchResult r, SearchLayouts(in.model, in.cluster, in.job, options));
   const double seconds = SecondsSince(start);
-  const std::string out = f.json ? PlanJson(r, model, cluster, job, seconds) + "\n"
-                                 : PlanText(r, model, cluster, job, seconds);
+  std::vector<PlanSpec> ranked;
+  for (const auto& l : r.top) ranked.push_back(l.plan);
+  if (static_cast<int64_t>(r.top.size()) > shown) r.top.resize(shown);
+  const std::string text = f.json ? PlanJson(r, in.model, in.cluster, in.job, seconds) + "\n"
+                                  : PlanText(r, in.model, in.cluster, in.job, seconds);
+  OCCAM_ASSIGN_OR_RETURN(std::string out,
+                         WithBestWholeRun(text, f, r, in.model, in.cluster, in.job));
+  if (from_plan) {
+    OCCAM_ASSIGN_OR_RETURN(std::string s, FromSummary(in, *from_plan, r));
+    out += s;
+  }
+  if (emit) {
+    if (!r.best) return InvalidInput("--emit: the search found no layout that fits");
+    OCCAM_ASSIGN_OR_RETURN(StepModel step, StepModel::Create(in.model, in.cluster, in.job));
+    OCCAM_ASSIGN_OR_RETURN(EmitOutcome o, EmitForFramework(*emit, step, r.best->plan, ranked));
+    out += EmitText(o);
+  }
   std::fputs(out.c_str(), stdout);
   return Status::Ok();
 }
@@ -123,7 +150,7 @@ Status RunSweepCommand(const SweepFlags& f) {
   OCCAM_ASSIGN_OR_RETURN(ModelSpec model, LoadModel(f.model));
   OCCAM_ASSIGN_OR_RETURN(std::vector<ClusterSpec> clusters, LoadClusters(f.clusters, f.chips));
   OCCAM_ASSIGN_OR_RETURN(JobSpec job, BuildJob(f.job));
-  OCCAM_ASSIGN_OR_RETURN(SearchOptions options, BuildOptions(f.search));
+  OCCAM_ASSIGN_OR_RETURN(SearchOptions options, BuildSearchOptions(f.search));
   OCCAM_ASSIGN_OR_RETURN(SweepSpec sweep, ParseSweepVary(f.vary));
   const auto start = std::chrono::steady_clock::now();
   OCCAM_ASSIGN_OR_RETURN(std::vector<SweepRow> rows,
@@ -170,13 +197,20 @@ void RegisterPlan(CLI::App& app, int* exit_code) {
   auto flags = std::make_shared<PlanFlags>();
   auto* cmd = app.add_subcommand(
       "plan", "the fastest layout that fits, the simplest within 3%, and whether PP is needed");
-  cmd->add_option("--model", flags->model, "catalog name or config file")->required();
-  cmd->add_option("--cluster", flags->cluster, "cluster template or cluster file")->required();
+  cmd->add_option("--model", flags->model, "catalog name or config file");
+  cmd->add_option("--cluster", flags->cluster, "cluster template or cluster file");
   cmd->add_option("--chips", flags->chips, "number of chips (templates)");
   cmd->add_option("--top", flags->search.top, "layouts in the ranked table (default 20)");
   cmd->add_flag("--json", flags->json, "print one JSON object");
+  cmd->add_option("--emit", flags->emit,
+                  "also print the best layout as a megatron, torchtitan or maxtext configuration");
+  cmd->add_option("--from", flags->from,
+                  "take model, batch and the current layout from a configuration: --from "
+                  "megatron|torchtitan|maxtext FILE")
+      ->expected(2);
   AddJobFlags(*cmd, flags->job);
   AddSearchFlags(*cmd, flags->search);
+  AddWholeRunFlags(*cmd, flags->whole_run);
   cmd->callback([flags, exit_code] {
     const Status s = RunPlan(*flags);
     *exit_code = s.ok() ? 0 : Fail(s);

@@ -9,6 +9,7 @@
 // p2p time and whether a global-batch aux loss forbids early backwards.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -159,10 +160,44 @@ Status WriteFile(const std::string& path, const std::string& text) {
   return Status::Ok();
 }
 
+// A trace holds one event per operation (~100 bytes of JSON each, and the
+// timeline behind it in memory): 1 M operations make a ~100 MB file that
+// Perfetto still opens. Checked before the simulation runs.
+constexpr int64_t kMaxTraceOperations = 1'000'000;
+
+Status CheckTraceSize(const PipelineConfig& c) {
+  // Forward, backward-input and weight-gradient per (micro-batch, chunk).
+  const double ops =
+      3.0 * double(c.microbatches) * double(c.stages) * double(std::max<int64_t>(1, c.vpp));
+  if (ops <= double(kMaxTraceOperations)) return Status::Ok();
+  return InvalidInput(fmt::format(
+      "--trace: 3 x {} micro-batches x {} stages x {} chunks is more than {} traced operations "
+      "(the "
+      "trace would not fit in memory or a viewer); use fewer --microbatches or drop --trace",
+      c.microbatches, c.stages, c.vpp, kMaxTraceOperations));
+}
+
+// Flags whose default means "not given": a given value must be valid.
+Status CheckGivenFlags(const CLI::App& cmd, const SimulateFlags& f) {
+  if (Given(cmd, "--vpp") && f.vpp < 1) {
+    return InvalidInput("--vpp must be >= 1 (got " + std::to_string(f.vpp) + ")");
+  }
+  if (Given(cmd, "--wgrad-ms") && !(f.wgrad_ms >= 0)) {
+    return InvalidInput(fmt::format("--wgrad-ms must be >= 0 (got {:g})", f.wgrad_ms));
+  }
+  if (Given(cmd, "--chips") && f.chips < 1) {
+    return InvalidInput("--chips must be >= 1 (got " + std::to_string(f.chips) + ")");
+  }
+  return Status::Ok();
+}
+
 int Run(const SimulateFlags& f) {
   SimulateReportInfo info;
   auto config = ModelMode(f) ? ModelConfig(f, info) : UniformConfig(f, info);
   if (!config.ok()) return Fail(config.status());
+  if (!f.trace.empty()) {
+    if (const Status st = CheckTraceSize(*config); !st.ok()) return Fail(st);
+  }
   config->record_timeline = !f.trace.empty();
   const auto result = SimulatePipeline(*config);
   if (!result.ok()) return Fail(result.status());
@@ -208,7 +243,10 @@ void RegisterSimulate(CLI::App& app, int* exit_code) {
   AddJobFlags(*cmd, f->job);
   cmd->add_option("--trace", f->trace, "write a Chrome/Perfetto trace (JSON) to this file");
   cmd->add_flag("--json", f->json, "print one JSON object");
-  cmd->callback([f, exit_code] { *exit_code = Run(*f); });
+  cmd->callback([cmd, f, exit_code] {
+    const Status given = CheckGivenFlags(*cmd, *f);
+    *exit_code = given.ok() ? Run(*f) : Fail(given);
+  });
 }
 
 }  // namespace occam::cli

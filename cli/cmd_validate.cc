@@ -17,6 +17,7 @@ struct ValidateFlags {
   bool json = false;
   bool verbose = false;
   std::vector<std::string> overrides;
+  std::string cv;
 };
 
 int RunValidate(const ValidateFlags& f) {
@@ -34,6 +35,12 @@ int RunValidate(const ValidateFlags& f) {
     options.overrides.push_back(*o);
   }
   const ValidationReport report = ValidateRuns(*runs, options);
+  if (!f.cv.empty()) {
+    const CrossValidationReport cv = CrossValidateBySource(*runs, options);
+    const std::string text = f.json ? ValidateCvJson(cv, report) : ValidateCvText(cv, report);
+    std::fputs(text.c_str(), stdout);
+    return 0;
+  }
   const std::string out = f.json ? ValidateJson(report) : ValidateText(report, f.verbose);
   std::fputs(out.c_str(), stdout);
   return 0;
@@ -52,6 +59,10 @@ void RegisterValidate(CLI::App& app, int* exit_code) {
   cmd->add_option("--set", flags->overrides,
                   "calibration study: try a value instead of the catalog's, e.g. "
                   "h100.gemm_efficiency=0.72 or tpu-v5e.dcn.efficiency=0.6 (repeatable)");
+  cmd->add_option("--cv", flags->cv,
+                  "out of sample: 'source' refits the calibration without each source family "
+                  "(leave-one-source-out) and predicts that family with it")
+      ->check(CLI::IsMember({"source"}));
   cmd->callback([flags, exit_code] { *exit_code = RunValidate(*flags); });
 }
 

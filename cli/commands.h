@@ -13,5 +13,10 @@ void RegisterSimulate(CLI::App& app, int* exit_code);
 void RegisterBalance(CLI::App& app, int* exit_code);
 void RegisterPlan(CLI::App& app, int* exit_code);  // plan and sweep
 void RegisterValidate(CLI::App& app, int* exit_code);
+void RegisterBudget(CLI::App& app, int* exit_code);
+
+// Parses `argv` and runs the command; returns the exit status. main() is
+// this; the flags fuzzer calls it too.
+int RunCommandLine(int argc, const char* const* argv);
 
 }  // namespace occam::cli

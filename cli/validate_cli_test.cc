@@ -72,11 +72,25 @@ TEST(ValidateCli, TextOutputListsRunsSkippedAndSummary) {
   EXPECT_NE(r.out.find("filled"), std::string::npos);
 }
 
-TEST(ValidateCli, BadRunFileNamesKeyPathAndExitsTwo) {
+TEST(ValidateCli, BadRunFieldSkipsThatRunWithTheKeyPath) {
+  // One mistyped field skips its run (doc/validation.md: skipped, never
+  // dropped); the file is not rejected.
   const std::string path = Data("testdata/bad/runs_tp_string.json");
-  const CliOutput r = Occam("--runs " + path);
+  const CliOutput r = Occam("--runs " + path + " --json", true);
+  EXPECT_EQ(r.status, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["runs"].size(), 1u);
+  EXPECT_TRUE(j["runs"][0]["predicted"].is_null());
+  EXPECT_NE(j["runs"][0]["skipped_reason"].get<std::string>().find(
+                "[0].parallel.tp must be an integer or null"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST(ValidateCli, RunFileThatIsNotAListOfRunObjectsExitsTwo) {
+  const CliOutput r = Occam("--runs " + Data("testdata/bad/runs-not-objects.json"));
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.out.find("[0].parallel.tp must be an integer or null"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("[1] must be a run object"), std::string::npos) << r.out;
 }
 
 TEST(ValidateCli, MissingFileAndBadOverrideExitTwo) {

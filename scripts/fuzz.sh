@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 TOTAL="${1:-60}"
 BUILD=build-fuzz
-TARGETS=(fuzz_plan fuzz_model fuzz_cluster fuzz_job fuzz_runs fuzz_estimate fuzz_pipeline)
+TARGETS=(fuzz_plan fuzz_model fuzz_cluster fuzz_job fuzz_runs fuzz_estimate fuzz_pipeline fuzz_flags)
 
 if ! command -v clang++ > /dev/null; then
   echo "fuzz.sh: clang++ not found (apt-get install clang libclang-rt-14-dev)" >&2

@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR="${1:-build}"
 
-PACKAGES=(cmake g++ make nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libfmt-dev
+PACKAGES=(cmake g++ make nlohmann-json3-dev libyaml-cpp-dev libcpptoml-dev libcli11-dev libfmt-dev
           googletest libgtest-dev libbenchmark-dev clang libclang-rt-14-dev)
 missing=()
 for p in "${PACKAGES[@]}"; do

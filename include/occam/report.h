@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "occam/budget.h"
 #include "occam/collective.h"
 #include "occam/search.h"
 #include "occam/simulate.h"
@@ -91,6 +92,21 @@ std::string SweepCsv(const std::vector<SweepRow>& rows);
 // "default", "ep-outside-dp", "pp-inside-dp" or the order itself ("tp/dp/ep/pp").
 std::string PlacementName(const PlanSpec& plan);
 
+// ---- occam budget (section owned by the budget work) ----
+
+// The whole run: the answer, the layouts ranked by the objective, the chip
+// counts tried and every input with its value and source. `cluster` is the
+// cluster the command named (its chip and name). Schema: doc/json-output.md
+// § budget.
+std::string BudgetText(const BudgetResult& r, const ModelSpec& model, const ClusterSpec& cluster,
+                       const JobSpec& job, double search_seconds);
+std::string BudgetJson(const BudgetResult& r, const ModelSpec& model, const ClusterSpec& cluster,
+                       const JobSpec& job, double search_seconds);
+// One layout's whole run and its inputs (estimate / plan --tokens): text
+// lines, or {"run": {...}, "inputs": [...]} with the keys of § budget.
+std::string WholeRunText(const RunBudget& run, const std::vector<BudgetInput>& inputs);
+std::string WholeRunJson(const RunBudget& run, const std::vector<BudgetInput>& inputs);
+
 // ---- occam validate (section owned by the validation work) ----
 
 // Predicted vs measured per run, skipped runs with reasons, error summary by
@@ -98,6 +114,10 @@ std::string PlacementName(const PlanSpec& plan);
 std::string ValidateText(const ValidationReport& report, bool verbose);
 // {"runs": [...], "summary": {...}}; keys in doc/json-output.md § validate.
 std::string ValidateJson(const ValidationReport& report);
+// `validate --cv source`: out-of-sample errors first, in-sample (`in`, the
+// same runs under the catalog calibration) beside them.
+std::string ValidateCvText(const CrossValidationReport& cv, const ValidationReport& in);
+std::string ValidateCvJson(const CrossValidationReport& cv, const ValidationReport& in);
 
 // ---- occam list (section owned by the spec work) ----
 

@@ -14,14 +14,22 @@
 
 namespace occam {
 
+// occam's own error band for comparing two layouts: the out-of-sample
+// (leave-one-source-out) median |error| of `occam validate --cv source` on
+// the bundled runs (doc/validation.md, "Out of sample"; checked against it by
+// src/search/validate_cv_test.cc). The PP verdict calls PP needed only when
+// the best layout with PP is faster by more than this.
+inline constexpr double kPpErrorBand = 0.13;
+
 struct SearchOptions {
   int64_t top = 10;                    // layouts kept in `top`
   double simplicity_threshold = 0.03;  // simplest layout within this of the best step time
   std::string fix;                     // plan fields fixed by the user ("ep=64,pp=16")
   int64_t max_tp = 0;                  // 0 = no limit
   bool no_pp = false;
-  int threads = 0;             // 0 = hardware concurrency
-  double pp_threshold = 0.03;  // PP is needed iff the best without PP is slower by more
+  int threads = 0;  // 0 = hardware concurrency
+  // PP is needed iff the best without PP is slower by more than this.
+  double pp_threshold = kPpErrorBand;
 };
 
 struct LayoutResult {
@@ -46,6 +54,10 @@ struct SearchResult {
   std::optional<LayoutResult> best_with_pp;
   bool pp_needed = false;
   std::string pp_verdict;
+  // Step time of the best layout without PP over the best with PP, minus 1
+  // (> 0: PP is faster); unset when one side is missing.
+  std::optional<double> pp_margin;
+  double pp_error_band = 0;  // the threshold the verdict used (options.pp_threshold)
   std::vector<LayoutResult> top;
   std::vector<std::string> notes;  // restrictions the search applied, e.g. by job.balance
 };

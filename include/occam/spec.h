@@ -248,6 +248,11 @@ std::vector<std::string> CatalogModelNames();
 Result<ModelSpec> CatalogModel(std::string_view name);
 std::vector<std::string> CatalogChipKeys();
 Result<ChipSpec> CatalogChip(std::string_view key);
+// `chip` with its fitted GEMM calibration (gemm_efficiency, gemm_half_tokens,
+// gemm_half_width, moe_dispatch_host_s) replaced by data/calibration.yaml's
+// gemm.default prior, as before any fit; measured values (fp8 ratio) kept.
+// The cross-validation starts its fits from it.
+Result<ChipSpec> PriorCalibration(const ChipSpec& chip);
 std::vector<std::string> CatalogClusterNames();
 // Builds a cluster from a template ("h100", "gb200", "tpu-v5p", ...) sized to
 // `chips` (TPU slices get a torus shape; GPU clusters get nodes/racks + fabric).

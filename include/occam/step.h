@@ -106,6 +106,13 @@ class StepModel {
   // bytes), the p2p time and the micro-batch count. Validates the plan.
   Result<PipelineConfig> PipelineFor(const PlanSpec& plan) const;
 
+  // Replaces the chip's GEMM calibration (gemm_efficiency, gemm_half_tokens,
+  // gemm_half_width, gemm_fp8_ratio, moe_dispatch_host_s) with `chip`'s, for
+  // calibration fits. Every cache is kept: none depends on these values
+  // (collective costs, MoE imbalance, simulated pipelines keyed by relative
+  // durations). REQUIRES: no concurrent Evaluate* call on this object.
+  void SetGemmCalibration(const ChipSpec& chip);
+
   const ModelSpec& model() const;
   const ClusterSpec& cluster() const;
   const JobSpec& job() const;

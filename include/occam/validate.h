@@ -106,11 +106,18 @@ struct PublishedRun {
   RunMeasured measured;
   std::string notes, verification;
   std::vector<std::string> inferred_fields, derived_fields;
+  // Non-empty when the run object's fields could not be read (a missing key,
+  // a wrong type, a duplicate id): the first such error, which becomes the
+  // run's skip reason. Only `id` (or "[index]") and `chip_key` are then set.
+  std::string unreadable;
 };
 
 // Strict parser: every key of the schema must be present with its type (or
 // null where the schema allows), unknown keys are errors. Messages name the
 // origin and key path: "runs.json: [12].parallel.tp must be an integer or null".
+// A run object with such an error is kept with the message in `unreadable`
+// (validation skips it with that reason); the file as a whole fails only when
+// it is not valid JSON or not an array of objects.
 Result<std::vector<PublishedRun>> ParseRuns(std::string_view text, std::string_view origin);
 // The runs bundled with occam (data/runs/published.json, compiled in).
 Result<std::vector<PublishedRun>> BundledRuns();
@@ -181,6 +188,7 @@ struct ValidateOptions {
   // the first candidate of each knob (fast, for tests of the plumbing).
   bool search_unstated = true;
   std::vector<CalibrationOverride> overrides;
+  int threads = 0;  // cross-validation workers; 0 = one per hardware thread
 };
 
 // Deterministic split for calibration: a run is held out of the fit when the
@@ -194,5 +202,51 @@ ValidationReport ValidateRuns(const std::vector<PublishedRun>& runs,
 
 // Summary statistics of |rel_error| over the runs with a prediction.
 ErrorStats SummarizeErrors(std::string group, const std::vector<const RunValidation*>& runs);
+
+// The report of already validated runs (`runs[i]` of `published[i]`): the
+// statistics of ValidateRuns.
+ValidationReport SummarizeRuns(std::vector<RunValidation> runs,
+                               const std::vector<PublishedRun>& published);
+
+// ------------------------------------------------- out of sample (--cv) ---
+
+// The source family of a run's `source` (leave-one-source-out folds): the
+// repository name for "owner/repo ..." sources (lower case; a project that
+// moved owners stays one), else the text up to the first year ("Narayanan
+// et al. 2021"), lower case.
+std::string SourceFamily(std::string_view source);
+
+// A chip family's GEMM calibration (data/calibration.yaml's fitted values).
+struct CalibrationPoint {
+  double efficiency = 0;
+  double half_tokens = 0;
+  double half_width = 0;
+  double host_ms = 0;  // moe_dispatch_host_ms
+};
+
+// One fold's fit of one chip family: fitted on `runs` training runs (median
+// |error| `median` over them), or the prior when fewer than three remain.
+struct FamilyFit {
+  std::string family;
+  std::string held_out_source;
+  CalibrationPoint point;
+  int64_t runs = 0;
+  double median = 0;
+};
+
+struct CrossValidationReport {
+  // Out-of-fold: each run predicted with the calibration fitted without its
+  // source family. Same order and statistics as ValidateRuns.
+  ValidationReport summary;
+  std::vector<std::string> source;  // SourceFamily per run
+  std::vector<FamilyFit> fits;      // the refits of the families each fold touches
+};
+
+// Leave-one-source-out: for each source family, refits the GEMM calibration
+// of every chip family fitted in the catalog (>= 3 runs) on the other
+// sources' runs, starting from the prior (PriorCalibration), and predicts the
+// family's runs with it (doc/validation.md, "Out of sample").
+CrossValidationReport CrossValidateBySource(const std::vector<PublishedRun>& runs,
+                                            const ValidateOptions& options = {});
 
 }  // namespace occam

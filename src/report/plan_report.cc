@@ -54,6 +54,8 @@ json ResultJson(const SearchResult& r) {
               {"simplest", OptionalLayout(r.simplest)},
               {"pp_needed", r.pp_needed},
               {"pp_verdict", r.pp_verdict},
+              {"pp_margin", r.pp_margin ? json(*r.pp_margin) : json(nullptr)},
+              {"pp_error_band", r.pp_error_band},
               {"best_without_pp", OptionalLayout(r.best_without_pp)},
               {"best_with_pp", OptionalLayout(r.best_with_pp)},
               {"top", top},

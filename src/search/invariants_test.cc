@@ -2,7 +2,9 @@
 //   - the answer does not depend on the thread count, and repeats exactly;
 //   - every layout the planner recommends (best, simplest, best with and
 //     without PP, the ranked top) fits in memory when estimated on its own,
-//     with the step time the planner reported.
+//     with the step time the planner reported;
+//   - a faster cluster (more FLOP/s, HBM or link bandwidth, lower latency)
+//     never makes the planner's best layout slower.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -106,6 +108,40 @@ TEST(SearchInvariants, RecommendedLayoutsFitInMemory) {
     for (const LayoutResult& l : r->top) ExpectFits(c, l, "top");
   }
   EXPECT_GE(searched, 4);
+}
+
+// The planner's best step time on `faster` must not exceed the one on `c`.
+// Every layout of `c` is also a layout of `faster` and (step invariants) not
+// slower there, so the best cannot be slower, up to the simulated-pipeline
+// tolerance of the step invariants (1%).
+void ExpectBestNotSlower(const PlannerCase& c, const ClusterSpec& faster, const char* what) {
+  SearchOptions options;
+  options.threads = 2;
+  const Result<SearchResult> base = SearchLayouts(c.model, c.cluster, c.job, options);
+  if (!base.ok() || !base->best) return;
+  const Result<SearchResult> fast = SearchLayouts(c.model, faster, c.job, options);
+  ASSERT_TRUE(fast.ok() && fast->best) << c.what << " " << what;
+  EXPECT_LE(fast->best->step_time.value(), base->best->step_time.value() * 1.01)
+      << c.what << ": " << what << " made the best layout slower (" << FormatPlan(base->best->plan)
+      << " -> " << FormatPlan(fast->best->plan) << ")";
+}
+
+TEST(SearchInvariants, FasterHardwareNeverMakesTheBestLayoutSlower) {
+  for (const PlannerCase& c : Cases()) {
+    ClusterSpec flops = c.cluster;
+    flops.chip.peak_bf16 = flops.chip.peak_bf16 * 4;
+    flops.chip.peak_fp8 = flops.chip.peak_fp8 * 4;
+    ExpectBestNotSlower(c, flops, "4x FLOP/s");
+    ClusterSpec hbm = c.cluster;
+    hbm.chip.hbm_bandwidth = hbm.chip.hbm_bandwidth * 4;
+    ExpectBestNotSlower(c, hbm, "4x HBM bandwidth");
+    ClusterSpec links = c.cluster;
+    for (TierSpec& t : links.tiers) t.bandwidth = t.bandwidth * 4;
+    ExpectBestNotSlower(c, links, "4x link bandwidth");
+    ClusterSpec latency = c.cluster;
+    for (TierSpec& t : latency.tiers) t.latency = t.latency * 0.25;
+    ExpectBestNotSlower(c, latency, "latency / 4");
+  }
 }
 
 }  // namespace

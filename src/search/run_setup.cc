@@ -5,11 +5,8 @@
 #include "search/run_setup.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <string>
-
-#include "search/run_text.h"
 
 namespace occam::validate {
 
@@ -43,7 +40,12 @@ std::optional<TierSpec> DcnTierOf(std::string_view tmpl, int64_t chips) {
 
 // Fewer chips than one scale-up domain (64 GPUs of a 72-GPU NVL72 rack): the
 // template's smallest cluster whose first domain holds them, cut to `chips`.
+// Only counts below kMaxPartialChips are tried: no template's first domain is
+// larger (the largest, a tpu-v7 slice, holds 9,216), and the loop re-reads the
+// template once per candidate.
+constexpr int64_t kMaxPartialChips = 16384;
 std::optional<ClusterSpec> PartialDomain(std::string_view tmpl, int64_t chips) {
+  if (chips >= kMaxPartialChips) return std::nullopt;
   for (int64_t n = chips + 1; n <= 2 * chips; ++n) {
     auto c = CatalogCluster(tmpl, n);
     if (!c.ok()) continue;
@@ -58,109 +60,38 @@ std::optional<ClusterSpec> PartialDomain(std::string_view tmpl, int64_t chips) {
   return std::nullopt;
 }
 
-// Tries the catalog model the run names ("Llama 3.1 70B" -> llama-3.1-70b)
-// when its shape matches `arch`.
-std::optional<ModelSpec> CatalogMatch(const PublishedRun& run) {
-  const std::string model = Squash(run.model);
-  for (const std::string& name : CatalogModelNames()) {
-    const std::string n = Squash(name);
-    if (n.empty() || model.rfind(n, 0) != 0) continue;
-    // "llama318b" must not match "llama3180b"... the name must end the model
-    // stem or be followed by a non-digit.
-    if (model.size() > n.size() && std::isdigit(static_cast<unsigned char>(model[n.size()]))) {
-      continue;
-    }
-    auto m = CatalogModel(name);
-    if (!m.ok()) continue;
-    if (m->num_layers == run.arch.layers && m->hidden == run.arch.hidden &&
-        m->attention.num_heads == run.arch.heads) {
-      return *m;
-    }
+// More chips than one scale-up domain but not a whole number of them (256
+// GPUs of 72-GPU NVL72 racks): the fewest domains that hold them, each filled
+// with the same share (4 x 64), every tier scaled by share / domain size.
+// Sources that give no placement leave this to the job scheduler; an even
+// split is what a segment-aware scheduler (Slurm --segment) gives.
+std::optional<ClusterSpec> EvenDomains(std::string_view tmpl, int64_t chips) {
+  std::optional<ClusterSpec> one;
+  for (int64_t n = chips + 1; !one && n <= 2 * chips; ++n) {
+    if (Result<ClusterSpec> c = CatalogCluster(tmpl, n); c.ok()) one = *c;
   }
-  return std::nullopt;
-}
-
-Status SetMoe(const PublishedRun& run, ModelSpec* m,
-              std::vector<std::pair<std::string, std::string>>* filled) {
-  const RunMoe& rm = *run.arch.moe;
-  MoeSpec moe;
-  moe.num_experts = rm.experts;
-  moe.top_k = rm.active_experts;
-  moe.expert_ffn = rm.expert_ffn;
-  moe.num_shared_experts = rm.shared_experts.value_or(0);
-  moe.shared_expert_ffn = rm.expert_ffn;
-  moe.first_k_dense = rm.dense_layers.value_or(0);
-  if (!rm.shared_experts) Fill(filled, "arch.moe.shared_experts", "0 (none stated)");
-  if (!rm.dense_layers) Fill(filled, "arch.moe.dense_layers", "0 (every layer MoE)");
-  if (moe.first_k_dense >= run.arch.layers) {
-    return InvalidInput("arch.moe.dense_layers must be smaller than arch.layers");
+  if (!one || one->tiers.empty() || !one->tiers.front().torus_dims.empty()) {
+    return std::nullopt;
   }
-  m->moe = moe;
-  if (!m->ffn_hidden) m->ffn_hidden = rm.expert_ffn;
-  return Status::Ok();
+  const int64_t domain = one->tiers.front().size;
+  const int64_t domains = (chips + domain - 1) / domain;
+  if (domains < 2 || chips % domains != 0) return std::nullopt;
+  Result<ClusterSpec> whole = CatalogCluster(tmpl, domains * domain);
+  if (!whole.ok()) return std::nullopt;
+  ClusterSpec out = *whole;
+  const int64_t share = chips / domains;
+  for (TierSpec& t : out.tiers) {
+    if (t.size % domain != 0) return std::nullopt;
+    t.size = t.size / domain * share;
+  }
+  out.num_chips = chips;
+  return out;
 }
 
 }  // namespace
 
-Result<ModelSpec> BuildModel(const PublishedRun& run,
-                             std::vector<std::pair<std::string, std::string>>* filled) {
-  if (run.arch.mla) {
-    return InvalidInput("arch.mla given but no catalog config matches '" + run.model +
-                        "'; MLA runs need a catalog model");
-  }
-  if (auto m = CatalogMatch(run)) {
-    Fill(filled, "model", "catalog config '" + m->name + "' (same layers/hidden/heads as arch)");
-    return *m;
-  }
-  const RunArch& a = run.arch;
-  ModelSpec m;
-  m.name = run.model;
-  m.model_type = "occam";
-  m.num_layers = a.layers;
-  m.hidden = a.hidden;
-  m.attention.kind = AttentionKind::kGqa;
-  m.attention.num_heads = a.heads;
-  m.attention.num_kv_heads = a.kv_heads.value_or(a.heads);
-  if (!a.kv_heads) Fill(filled, "arch.kv_heads", std::to_string(a.heads) + " (multi-head)");
-  if (!a.head_dim && a.hidden % a.heads != 0) {
-    return InvalidInput("arch.head_dim is null and hidden is not divisible by heads");
-  }
-  m.attention.head_dim = a.head_dim.value_or(a.hidden / a.heads);
-  if (a.vocab) {
-    m.vocab = *a.vocab;
-  } else {
-    m.vocab = 51200;
-    Fill(filled, "arch.vocab", "51200 (Megatron's padded GPT-2 vocabulary; not stated)");
-  }
-  const std::string act = Lower(a.ffn_activation.value_or(""));
-  if (a.ffn_activation) {
-    m.gated_mlp = Has(act, "glu");
-  } else {
-    // MoE families in the file all use gated experts; dense GPTs GeLU.
-    m.gated_mlp = a.moe.has_value();
-    Fill(filled, "arch.ffn_activation",
-         m.gated_mlp ? "SwiGLU (gated experts, as every MoE family here)" : "GeLU (GPT)");
-  }
-  if (a.ffn) {
-    m.ffn_hidden = *a.ffn;
-  } else if (!a.moe) {
-    // GPT: 4h. LLaMA: 2/3 of 4h rounded up to a multiple of 256 (Touvron et al. 2023 §2.2).
-    m.ffn_hidden = m.gated_mlp ? (8 * a.hidden / 3 + 255) / 256 * 256 : 4 * a.hidden;
-    Fill(filled, "arch.ffn",
-         std::to_string(m.ffn_hidden) + (m.gated_mlp ? " (8h/3 rounded to 256)" : " (4h)"));
-  }
-  const std::string other = Lower(a.other.value_or(""));
-  m.tied_embeddings = Has(other, "tied");
-  if (Has(act, "gelu (standard gpt)") || (!a.ffn_activation && !a.moe)) {
-    m.norm = NormKind::kLayerNorm;
-    m.mlp_bias = true;
-  }
-  if (a.moe) OCCAM_RETURN_IF_ERROR(SetMoe(run, &m, filled));
-  OCCAM_RETURN_IF_ERROR(ValidateModel(m, "arch"));
-  return m;
-}
-
-Result<ClusterSpec> BuildCluster(const PublishedRun& run) {
+Result<ClusterSpec> BuildCluster(const PublishedRun& run,
+                                 std::vector<std::pair<std::string, std::string>>* filled) {
   const std::string tmpl = TemplateFor(run.chip_key);
   const int64_t slices = InterpretSlices(run);
   Result<ClusterSpec> built = CatalogCluster(tmpl, run.n_chips);
@@ -188,7 +119,15 @@ Result<ClusterSpec> BuildCluster(const PublishedRun& run) {
     }
   }
   if (!built.ok() && slices == 1) {
-    if (auto partial = PartialDomain(tmpl, run.n_chips)) built = *partial;
+    if (auto partial = PartialDomain(tmpl, run.n_chips)) {
+      built = *partial;
+    } else if (auto even = EvenDomains(tmpl, run.n_chips)) {
+      Fill(filled, "cluster",
+           std::to_string(run.n_chips / even->tiers.front().size) + " scale-up domains of " +
+               std::to_string(even->tiers.front().size) +
+               " chips (the fewest that hold n_chips, evenly filled; placement not stated)");
+      built = *even;
+    }
   }
   if (!built.ok()) {
     return Status(built.status().code(), "no cluster for chip_key '" + run.chip_key + "' x " +
@@ -333,7 +272,7 @@ Result<RunSetup> BuildRunSetup(const PublishedRun& run) {
   RunSetup s;
   OCCAM_ASSIGN_OR_RETURN(s.model, BuildModel(run, &s.filled));
   OCCAM_ASSIGN_OR_RETURN(s.job, BuildJob(run, &s));
-  OCCAM_ASSIGN_OR_RETURN(s.cluster, BuildCluster(run));
+  OCCAM_ASSIGN_OR_RETURN(s.cluster, BuildCluster(run, &s.filled));
   OCCAM_RETURN_IF_ERROR(BuildPlan(run, &s));
   return s;
 }

@@ -55,13 +55,17 @@ std::optional<Schedule> InterpretSchedule(const std::optional<std::string>& text
 // slice(s)"), else 1.
 int64_t InterpretSlices(const PublishedRun& run);
 
-// The model from `arch` (or the catalog config when the run names a catalog
-// model with the same shape). Errors are skip reasons.
+// The model: the catalog config with the architecture `arch` states (layers,
+// hidden, heads, experts, MLA dimensions and every stated size), else one
+// built from `arch` (src/search/run_model.cc). Errors are skip reasons that
+// name the missing or inconsistent field.
 Result<ModelSpec> BuildModel(const PublishedRun& run,
                              std::vector<std::pair<std::string, std::string>>* filled);
 // The cluster from chip_key and n_chips (a catalog template, with the slice
-// structure the source describes).
-Result<ClusterSpec> BuildCluster(const PublishedRun& run);
+// structure the source describes; a count that does not fill whole scale-up
+// domains spread evenly over the fewest that hold it, recorded in `filled`).
+Result<ClusterSpec> BuildCluster(const PublishedRun& run,
+                                 std::vector<std::pair<std::string, std::string>>* filled);
 
 // Records a value chosen by interpretation or convention (null: ignored).
 void Fill(std::vector<std::pair<std::string, std::string>>* filled, std::string field,

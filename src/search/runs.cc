@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "occam/message.h"
 #include "occam/validate.h"
 #include "spec/embedded.h"
 
@@ -19,12 +20,19 @@ namespace {
 using Json = nlohmann::json;
 
 constexpr int kMaxDepth = 64;
+// A run list holds published runs (a few hundred); more is a wrong file.
+// Checked before any per-run work or allocation.
+constexpr size_t kMaxRuns = 10000;
+constexpr size_t kMaxRunFileBytes = size_t{16} << 20;
+// Clusters beyond this are typos (the same bound as ValidateCluster's).
+constexpr int64_t kMaxRunChips = int64_t{1} << 24;
 
 std::string TypeName(const Json& j) {
   if (j.is_null()) return "null";
   if (j.is_boolean()) return "boolean";
-  if (j.is_number_integer() || j.is_number_unsigned()) return "integer";
-  if (j.is_number()) return "number";
+  // Numbers with their value (dump() writes 2^63 as written, not wrapped).
+  if (j.is_number_integer() || j.is_number_unsigned()) return "integer " + j.dump();
+  if (j.is_number()) return "number " + j.dump();
   if (j.is_string()) return "string";
   if (j.is_array()) return "array";
   return "object";
@@ -87,14 +95,15 @@ class ObjectReader {
   int64_t Int(const char* key) {
     const Json* v = Get(key);
     if (v == nullptr) return 0;
-    if (!IsInteger(*v)) return Fail(Path(key), "must be an integer", *v), 0;
-    return v->get<int64_t>();
+    if (!IsInteger(*v)) return Fail(Path(key), "must be an integer, below 2^53", *v), 0;
+    return AsInt(*v);
   }
   std::optional<int64_t> OptInt(const char* key) {
     const Json* v = Get(key);
     if (v == nullptr || v->is_null()) return std::nullopt;
-    if (!IsInteger(*v)) return Fail(Path(key), "must be an integer or null", *v), std::nullopt;
-    return v->get<int64_t>();
+    if (!IsInteger(*v))
+      return Fail(Path(key), "must be an integer or null, below 2^53", *v), std::nullopt;
+    return AsInt(*v);
   }
   double Number(const char* key) {
     const Json* v = Get(key);
@@ -148,7 +157,7 @@ class ObjectReader {
     if (!status_.ok() || !j_.is_object()) return;
     for (const auto& [k, unused] : j_.items()) {
       if (used_.count(k) == 0) {
-        status_ = InvalidInput(std::string(origin_) + ": " + Path(k.c_str()) +
+        status_ = InvalidInput(std::string(origin_) + ": " + Path(Echo(k).c_str()) +
                                " is not a key of the run schema; see doc/validation.md "
                                "(keys are case-sensitive)");
         return;
@@ -168,14 +177,22 @@ class ObjectReader {
   }
 
  private:
+  // Integers beyond 2^53 (and unsigned ones beyond int64, which would wrap to
+  // negative numbers) are not integers a run file can mean.
   static bool IsInteger(const Json& v) {
-    if (v.is_number_integer() || v.is_number_unsigned()) return true;
+    if (v.is_number_unsigned()) return v.get<uint64_t>() < (uint64_t{1} << 53);
+    if (v.is_number_integer()) return true;
     // 2048.0 is accepted as an integer; 2048.5 is not.
     if (v.is_number_float()) {
       const double d = v.get<double>();
       return std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9e15;
     }
     return false;
+  }
+  static int64_t AsInt(const Json& v) {
+    if (v.is_number_float()) return static_cast<int64_t>(v.get<double>());
+    if (v.is_number_unsigned()) return static_cast<int64_t>(v.get<uint64_t>());
+    return v.get<int64_t>();
   }
   const Json* Get(const char* key) {
     used_.insert(key);
@@ -308,15 +325,15 @@ Status ParseMeasured(const Json& j, const std::string& path, std::string_view or
   OCCAM_RETURN_IF_ERROR(r.status());
   const auto k = ParseMetricKind(kind);
   if (!k) {
-    return InvalidInput(std::string(origin) + ": " + path + ".kind '" + kind +
+    return InvalidInput(std::string(origin) + ": " + path + ".kind '" + Echo(kind) +
                         "' is not one of step_time_s, tflops_per_chip, mfu_pct, "
                         "tokens_per_s_per_chip, chip_hours_per_trillion_tokens");
   }
   out->kind = *k;
   if (out->flops_basis && *out->flops_basis != "model" && *out->flops_basis != "hardware" &&
       *out->flops_basis != "unspecified") {
-    return InvalidInput(std::string(origin) + ": " + path + ".flops_basis '" + *out->flops_basis +
-                        "' must be model, hardware, unspecified or null");
+    return InvalidInput(std::string(origin) + ": " + path + ".flops_basis '" +
+                        Echo(*out->flops_basis) + "' must be model, hardware, unspecified or null");
   }
   if (!std::isfinite(out->value) || out->value <= 0) {
     return InvalidInput(std::string(origin) + ": " + path + ".value must be a finite number > 0");
@@ -324,7 +341,7 @@ Status ParseMeasured(const Json& j, const std::string& path, std::string_view or
   if (extra != nullptr) {
     for (const auto& [key, v] : extra->items()) {
       if (!v.is_number()) {
-        return InvalidInput(std::string(origin) + ": " + path + ".extra." + key +
+        return InvalidInput(std::string(origin) + ": " + path + ".extra." + Echo(key) +
                             " must be a number (got " + TypeName(v) + ")");
       }
       out->extra.emplace_back(key, v.get<double>());
@@ -361,8 +378,8 @@ Status ParseRun(const Json& j, const std::string& path, std::string_view origin,
   r.RejectUnknownKeys();
   OCCAM_RETURN_IF_ERROR(r.status());
   if (out->id.empty()) return InvalidInput(std::string(origin) + ": " + path + ".id is empty");
-  if (out->n_chips < 1) {
-    return InvalidInput(std::string(origin) + ": " + path + ".n_chips must be >= 1 (got " +
+  if (out->n_chips < 1 || out->n_chips > kMaxRunChips) {
+    return InvalidInput(std::string(origin) + ": " + path + ".n_chips must be in [1, 2^24] (got " +
                         std::to_string(out->n_chips) + ")");
   }
   for (auto [name, v] : {std::pair{"seq_len", out->seq_len},
@@ -377,6 +394,20 @@ Status ParseRun(const Json& j, const std::string& path, std::string_view origin,
   OCCAM_RETURN_IF_ERROR(ParseArch(*arch, path + ".arch", origin, &out->arch));
   OCCAM_RETURN_IF_ERROR(ParseParallel(*parallel, path + ".parallel", origin, &out->parallel));
   return ParseMeasured(*measured, path + ".measured", origin, &out->measured);
+}
+
+// A run object whose fields could not all be read: kept, with the first
+// error as its skip reason (doc/validation.md, "skipped, never dropped"). The
+// id is the object's own when it is a non-empty string, else its index.
+PublishedRun UnreadableRun(const Json& j, const std::string& path, const std::string& error) {
+  PublishedRun run;
+  const auto id = j.find("id");
+  const bool has_id = id != j.end() && id->is_string() && !id->get<std::string>().empty();
+  run.id = has_id ? id->get<std::string>() : path;
+  const auto chip = j.find("chip_key");
+  if (chip != j.end() && chip->is_string()) run.chip_key = chip->get<std::string>();
+  run.unreadable = error;
+  return run;
 }
 
 }  // namespace
@@ -406,11 +437,15 @@ std::optional<MetricKind> ParseMetricKind(std::string_view name) {
 }
 
 Result<std::vector<PublishedRun>> ParseRuns(std::string_view text, std::string_view origin) {
+  if (text.size() > kMaxRunFileBytes) {
+    return InvalidInput(std::string(origin) + ": run file is " + std::to_string(text.size()) +
+                        " bytes; occam reads run files up to 16 MiB (see doc/validation.md)");
+  }
   OCCAM_RETURN_IF_ERROR(CheckDepth(text, origin));
   Json root;
   try {
     root = Json::parse(text.begin(), text.end());
-  } catch (const Json::parse_error& e) {
+  } catch (const Json::exception& e) {  // parse_error, or out_of_range for 1e999
     return InvalidInput(std::string(origin) + ": not valid JSON (" + e.what() +
                         "); a run file is a JSON array of run objects");
   }
@@ -418,18 +453,32 @@ Result<std::vector<PublishedRun>> ParseRuns(std::string_view text, std::string_v
     return InvalidInput(std::string(origin) + ": the top level must be a JSON array of runs (got " +
                         TypeName(root) + ")");
   }
+  if (root.size() > kMaxRuns) {
+    return InvalidInput(std::string(origin) + ": " + std::to_string(root.size()) +
+                        " runs; a run file holds at most " + std::to_string(kMaxRuns) +
+                        " (see doc/validation.md)");
+  }
   std::vector<PublishedRun> runs;
   runs.reserve(root.size());
   std::set<std::string> ids;
-  for (size_t i = 0; i < root.size(); ++i) {
-    PublishedRun run;
-    const std::string path = "[" + std::to_string(i) + "]";
-    OCCAM_RETURN_IF_ERROR(ParseRun(root[i], path, origin, &run));
-    if (!ids.insert(run.id).second) {
-      return InvalidInput(std::string(origin) + ": " + path + ".id '" + run.id +
+  try {  // every conversion is checked first; this keeps a missed one a message
+    for (size_t i = 0; i < root.size(); ++i) {
+      const std::string path = "[" + std::to_string(i) + "]";
+      if (!root[i].is_object()) {
+        return InvalidInput(std::string(origin) + ": " + path + " must be a run object (got " +
+                            TypeName(root[i]) + "); a run file is a JSON array of run objects");
+      }
+      PublishedRun run;
+      Status st = ParseRun(root[i], path, origin, &run);
+      if (st.ok() && !ids.insert(run.id).second) {
+        st = InvalidInput(std::string(origin) + ": " + path + ".id '" + Echo(run.id) +
                           "' appears twice; ids must be unique");
+      }
+      runs.push_back(st.ok() ? std::move(run) : UnreadableRun(root[i], path, st.message()));
     }
-    runs.push_back(std::move(run));
+  } catch (const Json::exception& e) {
+    return InvalidInput(std::string(origin) + ": unreadable value (" + Echo(e.what()) +
+                        "); see doc/validation.md for the run schema");
   }
   return runs;
 }

@@ -280,6 +280,8 @@ Result<SearchResult> Assemble(const Context& ctx, const Ranking& ranked, const T
   const Verdict v = PipelineVerdict(in);
   out.pp_needed = v.pp_needed;
   out.pp_verdict = v.sentence;
+  out.pp_margin = v.margin;
+  out.pp_error_band = ctx.options.pp_threshold;
   if (ctx.job.balance == BalanceMethod::kGlobalAuxLoss) {
     out.notes.push_back(
         "balance global-aux-loss: pipeline schedules restricted to gpipe (all forward passes "

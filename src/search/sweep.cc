@@ -168,17 +168,18 @@ Result<std::vector<SweepRow>> RunSweep(const ModelSpec& model,
       ClusterSpec c = base;
       const auto n = static_cast<int64_t>(std::llround(v));
       const double tokens = static_cast<double>(job.global_batch_tokens());
+      // A cluster variant that cannot exist (e.g. a TPU slice cut below the
+      // chip count with no DCN tier to join the pieces) is an error row.
+      Result<ClusterSpec> variant = c;
       switch (sweep.vary) {
         case SweepVary::kNone:
           break;
-        case SweepVary::kScaleUpSize: {
-          OCCAM_ASSIGN_OR_RETURN(c, WithScaleUpSize(base, n));
+        case SweepVary::kScaleUpSize:
+          variant = WithScaleUpSize(base, n);
           break;
-        }
-        case SweepVary::kScaleOutGbps: {
-          OCCAM_ASSIGN_OR_RETURN(c, WithScaleOutBandwidth(base, v));
+        case SweepVary::kScaleOutGbps:
+          variant = WithScaleOutBandwidth(base, v);
           break;
-        }
         case SweepVary::kGlobalBatchTokens:
           row.job.global_batch_seqs = std::max<int64_t>(1, std::llround(v / job.seq_len));
           break;
@@ -188,6 +189,13 @@ Result<std::vector<SweepRow>> RunSweep(const ModelSpec& model,
           break;
       }
       if (sweep.vary != SweepVary::kNone) row.variant = SweepVaryName(sweep.vary) + "=" + Trim(v);
+      if (!variant.ok()) {
+        row.chips = base.num_chips;
+        row.error = variant.status().message();
+        rows.push_back(std::move(row));
+        continue;
+      }
+      c = *std::move(variant);
       row.chips = c.num_chips;
       auto r = SearchLayouts(model, c, row.job, options);
       if (r.ok()) {

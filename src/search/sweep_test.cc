@@ -54,6 +54,26 @@ TEST(Sweep, ScaleUpOfATorusGetsABalancedShape) {
   EXPECT_EQ(c->tiers[0].torus_wrap, (std::vector<bool>{true, true, true}));
 }
 
+// A single-tier slice cut below its chip count has no tier to join the
+// pieces: that variant is an error row, and the other rows still run.
+TEST(Sweep, AnImpossibleClusterVariantIsAnErrorRowNotAnAbort) {
+  ClusterSpec slice = search::testing::SmallCluster(64);
+  slice.tiers.resize(1);
+  slice.tiers[0].size = 64;
+  SweepSpec sweep;
+  sweep.vary = SweepVary::kScaleUpSize;
+  sweep.values = {16, 64};
+  SearchOptions o;
+  o.threads = 1;
+  auto rows =
+      RunSweep(search::testing::SmallDense(), {slice}, search::testing::SmallJob(), sweep, o);
+  ASSERT_TRUE(rows.ok()) << rows.status().message();
+  ASSERT_EQ(rows->size(), 2u);
+  EXPECT_FALSE((*rows)[0].error.empty());
+  EXPECT_NE((*rows)[0].error.find("scale-up-size=16"), std::string::npos) << (*rows)[0].error;
+  EXPECT_TRUE((*rows)[1].error.empty()) << (*rows)[1].error;
+}
+
 TEST(Sweep, ScaleOutSetsEveryOuterTier) {
   auto c = WithScaleOutBandwidth(search::testing::SmallCluster(64), 100);
   ASSERT_TRUE(c.ok());

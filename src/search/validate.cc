@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "occam/step.h"
 #include "search/metrics.h"
 #include "search/run_setup.h"
+#include "search/validate_internal.h"
 
 namespace occam {
 namespace {
@@ -139,6 +141,10 @@ Result<Choice> ChooseLayout(const StepModel& sm, const RunSetup& s, bool search)
   return *best;
 }
 
+}  // namespace
+
+namespace validate {
+
 std::string FamilyOf(std::string_view chip_key) {
   const std::string k(chip_key);
   for (const char* prefix : {"a100", "h100", "h800", "h200"}) {
@@ -161,6 +167,13 @@ void ApplyOverrides(const std::vector<CalibrationOverride>& overrides, const std
     }
   }
 }
+
+}  // namespace validate
+
+namespace {
+
+using validate::ApplyOverrides;
+using validate::FamilyOf;
 
 // Records how each open knob was filled.
 void NoteFilled(const RunSetup& s, const Choice& c, RunValidation* out) {
@@ -191,6 +204,75 @@ void NoteFilled(const RunSetup& s, const Choice& c, RunValidation* out) {
   }
 }
 
+// The run's metric as predicted for `plan` on `s`, with how the FLOP
+// convention was chosen ("" when the metric needs none).
+struct Prediction {
+  double metric = 0;
+  double step_time_s = 0;
+  std::string bottleneck;
+  std::string how;
+};
+
+Result<Prediction> PredictOn(const PublishedRun& run, const RunSetup& s, const StepModel& sm,
+                             const PlanSpec& plan) {
+  OCCAM_ASSIGN_OR_RETURN(const Estimate est, sm.Evaluate(plan));
+  Prediction out;
+  const double t = est.step_time.value();
+  out.step_time_s = t;
+  out.bottleneck = est.bottleneck;
+  const validate::FlopsConvention conv =
+      validate::ConventionFor(run, plan.recompute, s.job.precision);
+  const double peak = (conv.fp8_peak ? s.cluster.chip.peak_fp8 : s.cluster.chip.peak_bf16).value();
+  const double tokens = static_cast<double>(s.job.global_batch_tokens());
+  const double fpt = validate::SourceFlopsPerToken(s.model, s.job.seq_len, conv);
+  out.metric = validate::MetricFromStepTime(run.measured.kind, t, tokens, fpt, run.n_chips, peak);
+  if (const double reported = validate::ReportedTokensPerSecondPerChip(run); reported > 0) {
+    const double predicted_tokens = tokens / (t * static_cast<double>(run.n_chips));
+    out.metric = run.measured.value * predicted_tokens / reported;
+    out.how = "the source's own: its " + std::string(MetricKindName(run.measured.kind)) +
+              " over its tokens/s per chip";
+    if (run.measured.kind == MetricKind::kTflopsPerChip) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, " (%.1f GFLOP per token)",
+                    1e3 * run.measured.value / reported);
+      out.how += buf;
+    }
+  } else if (run.measured.kind != MetricKind::kStepTimeS &&
+             run.measured.kind != MetricKind::kTokensPerSPerChip) {
+    out.how = conv.description;
+  }
+  return out;
+}
+
+}  // namespace
+
+namespace validate {
+
+Result<PreparedRun> PrepareRun(const PublishedRun& run, const ValidateOptions& options,
+                               RunValidation* out) {
+  OCCAM_ASSIGN_OR_RETURN(RunSetup s, validate::BuildRunSetup(run));
+  ApplyOverrides(options.overrides, FamilyOf(run.chip_key), &s.cluster);
+  if (out != nullptr) out->filled = s.filled;
+  OCCAM_ASSIGN_OR_RETURN(StepModel sm, StepModel::Create(s.model, s.cluster, s.job));
+  OCCAM_ASSIGN_OR_RETURN(const Choice choice, ChooseLayout(sm, s, options.search_unstated));
+  if (out != nullptr) NoteFilled(s, choice, out);
+  PreparedRun p;
+  p.run = &run;
+  p.plan = choice.plan;
+  p.setup = std::move(s);
+  p.model = std::make_unique<StepModel>(std::move(sm));
+  return p;
+}
+
+Result<double> PredictedRelError(PreparedRun& p,
+                                 const std::vector<CalibrationOverride>& overrides) {
+  ClusterSpec cluster = p.setup.cluster;
+  ApplyOverrides(overrides, FamilyOf(p.run->chip_key), &cluster);
+  p.model->SetGemmCalibration(cluster.chip);
+  OCCAM_ASSIGN_OR_RETURN(const Prediction pred, PredictOn(*p.run, p.setup, *p.model, p.plan));
+  return (pred.metric - p.run->measured.value) / p.run->measured.value;
+}
+
 RunValidation ValidateOne(const PublishedRun& run, const ValidateOptions& options) {
   RunValidation out;
   out.id = run.id;
@@ -202,60 +284,32 @@ RunValidation ValidateOne(const PublishedRun& run, const ValidateOptions& option
   out.is_moe = run.arch.moe.has_value();
   out.is_tpu = run.chip_key.rfind("tpu", 0) == 0;
   out.held_out = IsHeldOut(run.id);
-  Result<RunSetup> setup = validate::BuildRunSetup(run);
-  if (!setup.ok()) {
-    out.skipped_reason = setup.status().message();
+  if (!run.unreadable.empty()) {
+    out.skipped_reason = run.unreadable;
     return out;
   }
-  RunSetup& s = *setup;
-  ApplyOverrides(options.overrides, out.family, &s.cluster);
-  out.filled = s.filled;
-  Result<StepModel> sm = StepModel::Create(s.model, s.cluster, s.job);
-  if (!sm.ok()) {
-    out.skipped_reason = sm.status().message();
+  Result<PreparedRun> prep = PrepareRun(run, options, &out);
+  if (!prep.ok()) {
+    out.skipped_reason = prep.status().message();
     return out;
   }
-  Result<Choice> choice = ChooseLayout(*sm, s, options.search_unstated);
-  if (!choice.ok()) {
-    out.skipped_reason = choice.status().message();
+  Result<Prediction> pred = PredictOn(run, prep->setup, *prep->model, prep->plan);
+  if (!pred.ok()) {
+    out.skipped_reason = pred.status().message();
     return out;
   }
-  NoteFilled(s, *choice, &out);
-  Result<Estimate> est = sm->Evaluate(choice->plan);
-  if (!est.ok()) {
-    out.skipped_reason = est.status().message();
-    return out;
-  }
-  out.plan = FormatPlan(choice->plan);
-  out.bottleneck = est->bottleneck;
-  const double t = est->step_time.value();
-  out.predicted_step_time_s = t;
-  const validate::FlopsConvention conv =
-      validate::ConventionFor(run, choice->plan.recompute, s.job.precision);
-  const double peak = (conv.fp8_peak ? s.cluster.chip.peak_fp8 : s.cluster.chip.peak_bf16).value();
-  const double tokens = static_cast<double>(s.job.global_batch_tokens());
-  const double fpt = validate::SourceFlopsPerToken(s.model, s.job.seq_len, conv);
-  double pred = validate::MetricFromStepTime(run.measured.kind, t, tokens, fpt, run.n_chips, peak);
-  if (const double reported = validate::ReportedTokensPerSecondPerChip(run); reported > 0) {
-    const double predicted_tokens = tokens / (t * static_cast<double>(run.n_chips));
-    pred = run.measured.value * predicted_tokens / reported;
-    std::string how = "the source's own: its " + std::string(MetricKindName(run.measured.kind)) +
-                      " over its tokens/s per chip";
-    if (run.measured.kind == MetricKind::kTflopsPerChip) {
-      char buf[64];
-      std::snprintf(buf, sizeof buf, " (%.1f GFLOP per token)",
-                    1e3 * run.measured.value / reported);
-      how += buf;
-    }
-    out.filled.emplace_back("flops_convention", how);
-  } else if (run.measured.kind != MetricKind::kStepTimeS &&
-             run.measured.kind != MetricKind::kTokensPerSPerChip) {
-    out.filled.emplace_back("flops_convention", conv.description);
-  }
-  out.predicted = pred;
-  out.rel_error = (pred - run.measured.value) / run.measured.value;
+  out.plan = FormatPlan(prep->plan);
+  out.bottleneck = pred->bottleneck;
+  out.predicted_step_time_s = pred->step_time_s;
+  if (!pred->how.empty()) out.filled.emplace_back("flops_convention", pred->how);
+  out.predicted = pred->metric;
+  out.rel_error = (pred->metric - run.measured.value) / run.measured.value;
   return out;
 }
+
+}  // namespace validate
+
+namespace {
 
 double Percentile(std::vector<double> v, double q) {
   if (v.empty()) return 0;
@@ -341,9 +395,16 @@ ErrorStats SummarizeErrors(std::string group, const std::vector<const RunValidat
 
 ValidationReport ValidateRuns(const std::vector<PublishedRun>& runs,
                               const ValidateOptions& options) {
+  std::vector<RunValidation> out;
+  out.reserve(runs.size());
+  for (const PublishedRun& run : runs) out.push_back(validate::ValidateOne(run, options));
+  return SummarizeRuns(std::move(out), runs);
+}
+
+ValidationReport SummarizeRuns(std::vector<RunValidation> done,
+                               const std::vector<PublishedRun>& runs) {
   ValidationReport rep;
-  rep.runs.reserve(runs.size());
-  for (const PublishedRun& run : runs) rep.runs.push_back(ValidateOne(run, options));
+  rep.runs = std::move(done);
   std::vector<const RunValidation*> all, fitted, held, korth;
   std::vector<std::string> families;
   for (size_t i = 0; i < rep.runs.size(); ++i) {

@@ -15,8 +15,12 @@ namespace {
 
 // Gate thresholds (fractions): achieved median / p90 / Korthikanti mean,
 // rounded up. See doc/validation.md § "Results".
-constexpr double kMaxMedianError = 0.055;
-constexpr double kMaxP90Error = 0.210;
+// Re-based when the bundled set grew from 118 to 145 runs (27 measured MoE
+// runs of Megatron-Bridge and tpu-recipes; the 107 runs predicted before
+// keep their predictions): 5.1% / 20.3% on the old set, 6.9% / 39.4% now.
+// The out-of-sample gate is src/search/validate_cv_test.cc.
+constexpr double kMaxMedianError = 0.070;
+constexpr double kMaxP90Error = 0.395;
 constexpr double kMaxKorthikantiMeanError = 0.0365;  // the acceptance bound
 constexpr int64_t kMaxSkipped = 11;
 
@@ -59,6 +63,20 @@ TEST(ValidateGate, MedianAndP90ErrorWithinThresholds) {
   EXPECT_LE(r.all.median, kMaxMedianError);
   EXPECT_LE(r.all.p90, kMaxP90Error);
   EXPECT_LE(r.skipped, kMaxSkipped);
+}
+
+TEST(ValidateGate, AtLeastTwentyMoeRunsArePredicted) {
+  // Issue 14's acceptance: MoE runs, MLA ones (DeepSeek-V3, Kimi K2) among
+  // them, are predicted rather than skipped.
+  const ValidationReport& r = Report();
+  int64_t moe = 0, mla = 0;
+  for (const RunValidation& v : r.runs) {
+    if (!v.is_moe || !v.predicted) continue;
+    ++moe;
+    if (v.id.find("dsv3") != std::string::npos || v.id.find("kimi") != std::string::npos) ++mla;
+  }
+  EXPECT_GE(moe, 20);
+  EXPECT_GE(mla, 1);
 }
 
 TEST(ValidateGate, KorthikantiMeanStepTimeError) {

@@ -92,21 +92,28 @@ Verdict PipelineVerdict(const VerdictInput& in) {
   }
   const Estimate& flat = *in.without_pp;
   const double ratio = flat.step_time / pp.step_time;
+  v.margin = ratio - 1.0;
   v.pp_needed = ratio > 1.0 + in.threshold;
   if (v.pp_needed) {
     const std::string why = DominantDifference(flat, pp);
     v.sentence = fmt::format(
         "pipeline parallelism is needed here: the best layout without PP reaches {} vs {} with "
-        "PP ({} slower){}",
-        Describe(flat), Describe(pp), Pct(ratio - 1.0),
+        "PP ({} slower, beyond the {} error band){}",
+        Describe(flat), Describe(pp), Pct(ratio - 1.0), Pct(in.threshold),
         why.empty() ? "" : "; without PP the step is held back by " + why);
+  } else if (ratio > 1.0) {
+    const std::string why = DominantDifference(pp, flat);
+    v.sentence = fmt::format(
+        "pipeline parallelism is not needed here (within error): the best layout with PP is {} "
+        "faster ({} vs {} without PP), inside occam's {} error band{}",
+        Pct(ratio - 1.0), Describe(pp), Describe(flat), Pct(in.threshold),
+        why.empty() ? "" : "; with PP the step pays " + why);
   } else {
     const std::string why = DominantDifference(pp, flat);
     v.sentence = fmt::format(
-        "pipeline parallelism is not needed here: the best layout without PP reaches {}, {} the "
-        "best with PP ({}){}",
-        Describe(flat), ratio <= 1.0 ? "faster than" : "within " + Pct(in.threshold) + " of",
-        Describe(pp), why.empty() ? "" : "; with PP the step pays " + why);
+        "pipeline parallelism is not needed here: the best layout without PP reaches {}, faster "
+        "than the best with PP ({}){}",
+        Describe(flat), Describe(pp), why.empty() ? "" : "; with PP the step pays " + why);
   }
   return v;
 }

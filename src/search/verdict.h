@@ -2,6 +2,7 @@
 // the best with PP and names the time item that makes the difference.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "occam/step.h"
@@ -12,7 +13,7 @@ namespace occam::search {
 struct VerdictInput {
   const Estimate* without_pp = nullptr;  // null: none found (see reasons below)
   const Estimate* with_pp = nullptr;
-  double threshold = 0.03;  // PP is needed iff without-PP is slower by more than this
+  double threshold = 0.13;  // PP is needed iff without-PP is slower by more than this (error band)
   // Why a side is missing: "" (nothing fits), or the constraint that excluded it.
   std::string without_pp_excluded_by;  // e.g. "--fix pp=16"
   std::string with_pp_excluded_by;     // e.g. "--no-pp"
@@ -23,6 +24,7 @@ struct VerdictInput {
 struct Verdict {
   bool pp_needed = false;
   std::string sentence;
+  std::optional<double> margin;  // without-PP step / with-PP step - 1, when both exist
 };
 
 Verdict PipelineVerdict(const VerdictInput& in);

@@ -38,9 +38,13 @@ TEST(Verdict, NotNeededWithinThresholdNamesWhatPpCosts) {
   VerdictInput in;
   in.without_pp = &flat;
   in.with_pp = &piped;
+  in.threshold = 0.03;
   const Verdict v = PipelineVerdict(in);
   EXPECT_FALSE(v.pp_needed);
-  EXPECT_NE(v.sentence.find("within 3.0%"), std::string::npos) << v.sentence;
+  EXPECT_NE(v.sentence.find("(within error)"), std::string::npos) << v.sentence;
+  EXPECT_NE(v.sentence.find("inside occam's 3.0% error band"), std::string::npos) << v.sentence;
+  ASSERT_TRUE(v.margin.has_value());
+  EXPECT_DOUBLE_EQ(*v.margin, 10.2 / 10.0 - 1.0);
   EXPECT_NE(v.sentence.find("exposed pipeline bubble (10.0% of the step"), std::string::npos)
       << v.sentence;
 }

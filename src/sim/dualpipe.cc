@@ -9,6 +9,7 @@
 // nearer end, phase 1 the other one. An F&B pair overlaps one chunk's forward
 // with another chunk's full backward; B with zero-bubble enabled computes
 // the input gradient only and queues its W (run first-in first-out).
+#include <algorithm>
 #include <deque>
 #include <utility>
 
@@ -149,3 +150,27 @@ Program BuildDualPipeV(int64_t p, int64_t m) {
 }
 
 }  // namespace occam::sim
+
+namespace occam {
+
+// Mirrors the counts of DualSteps: of the device's 2 half forwards, phase 4
+// pairs 2 per iteration (one fewer on the meeting device) and phase 5 one
+// per iteration; every other pass runs alone.
+double UnpairedPassFraction(Schedule schedule, int64_t p, int64_t m) {
+  if (schedule != Schedule::kDualPipe && schedule != Schedule::kDualPipeV) return 1.0;
+  const bool v = schedule == Schedule::kDualPipeV;
+  const int64_t nh = v ? p : p / 2, half = v ? m : m / 2;
+  if (nh < 1 || half < 1) return 1.0;
+  double worst = 0;
+  for (int64_t h = 0; h < nh; ++h) {
+    const int64_t main = std::max<int64_t>(0, half - 2 * nh + h + 1);
+    const bool middle = h == nh - 1;
+    const int64_t pairs =
+        2 * main - (middle && main > 0 ? 1 : 0) + std::max<int64_t>(0, nh - h - 1);
+    const double alone = 1.0 - static_cast<double>(pairs) / static_cast<double>(2 * half);
+    worst = std::max(worst, alone);
+  }
+  return std::clamp(worst, 0.0, 1.0);
+}
+
+}  // namespace occam

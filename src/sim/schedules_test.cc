@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <utility>
 
 #include "occam/simulate.h"
@@ -14,6 +15,41 @@ struct Shape {
   Schedule s;
   int64_t p, v, m;
 };
+
+// UnpairedPassFraction is the largest share, over the devices, of forward
+// passes that the operation list runs outside an F&B pair: counted here from
+// the program itself.
+TEST(Schedules, UnpairedPassFractionCountsTheProgramsPairs) {
+  const Shape shapes[] = {
+      {Schedule::kDualPipe, 2, 1, 4},    {Schedule::kDualPipe, 4, 1, 8},
+      {Schedule::kDualPipe, 8, 1, 20},   {Schedule::kDualPipe, 6, 1, 14},
+      {Schedule::kDualPipe, 16, 1, 120}, {Schedule::kDualPipeV, 4, 2, 10},
+      {Schedule::kDualPipeV, 3, 2, 7},   {Schedule::kDualPipeV, 1, 2, 2},
+      {Schedule::kDualPipeV, 8, 2, 64},
+  };
+  for (const Shape& sh : shapes) {
+    SCOPED_TRACE(std::string(ScheduleName(sh.s)) + " p=" + std::to_string(sh.p) +
+                 " m=" + std::to_string(sh.m));
+    ASSERT_TRUE(CheckShape(sh.s, sh.p, sh.v, sh.m).ok());
+    const Program prog = BuildProgram(sh.s, sh.p, sh.v, sh.m);
+    double worst = 0;
+    for (const std::vector<Op>& ops : prog.ops) {
+      double forwards = 0, paired = 0;
+      for (const Op& op : ops) {
+        if (op.kind == OpKind::kForward) forwards += 1;
+        if (op.kind == OpKind::kForwardBackward) {
+          forwards += 1;
+          paired += 1;
+        }
+      }
+      worst = std::max(worst, 1.0 - paired / forwards);
+    }
+    EXPECT_DOUBLE_EQ(UnpairedPassFraction(sh.s, sh.p, sh.m), worst);
+  }
+  EXPECT_EQ(UnpairedPassFraction(Schedule::k1F1B, 4, 8), 1.0);
+  // p = 2, m = 4: three of each device's four forwards run alone.
+  EXPECT_DOUBLE_EQ(UnpairedPassFraction(Schedule::kDualPipe, 2, 4), 0.75);
+}
 
 TEST(Schedules, EveryScheduleBuildsAValidProgram) {
   const Shape shapes[] = {

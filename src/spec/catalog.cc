@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "occam/message.h"
 #include "occam/spec.h"
 #include "spec/cluster_formats.h"
 #include "spec/doc.h"
@@ -131,7 +132,7 @@ Result<ChipSpec> ReadChip(const Node& n) {
 }
 
 // data/calibration.yaml: gemm.default, then gemm.chips.<key> overrides.
-Status ApplyCalibration(ChipSpec& chip) {
+Status ApplyCalibration(ChipSpec& chip, bool own_entry) {
   OCCAM_ASSIGN_OR_RETURN(std::string_view text, Embedded(kCalibrationFile));
   OCCAM_ASSIGN_OR_RETURN(nlohmann::json doc, ParseDocument(text, kCalibrationFile));
   const Node root(doc, std::string(kCalibrationFile), "");
@@ -170,7 +171,7 @@ Status ApplyCalibration(ChipSpec& chip) {
   OCCAM_ASSIGN_OR_RETURN(Node def, gemm.Object("default"));
   OCCAM_RETURN_IF_ERROR(apply(def));
   OCCAM_ASSIGN_OR_RETURN(Node chips, gemm.Object("chips"));
-  if (chips.Has(chip.key)) {
+  if (own_entry && chips.Has(chip.key)) {
     OCCAM_ASSIGN_OR_RETURN(Node entry, chips.Object(chip.key));
     OCCAM_RETURN_IF_ERROR(apply(entry));
   }
@@ -178,6 +179,17 @@ Status ApplyCalibration(ChipSpec& chip) {
 }
 
 }  // namespace spec
+
+Result<ChipSpec> PriorCalibration(const ChipSpec& chip) {
+  ChipSpec prior;
+  OCCAM_RETURN_IF_ERROR(spec::ApplyCalibration(prior, /*own_entry=*/false));
+  ChipSpec out = chip;
+  out.gemm_efficiency = prior.gemm_efficiency;
+  out.gemm_half_tokens = prior.gemm_half_tokens;
+  out.gemm_half_width = prior.gemm_half_width;
+  out.moe_dispatch_host_s = prior.moe_dispatch_host_s;
+  return out;
+}
 
 std::vector<std::string> CatalogModelNames() {
   std::vector<std::string> names;
@@ -193,7 +205,7 @@ Result<ModelSpec> CatalogModel(std::string_view name) {
     model.name = std::string(name);
     return model;
   }
-  return NotFound("no built-in model '" + std::string(name) +
+  return NotFound("no built-in model '" + Echo(name) +
                   "' (built-in: " + JoinNames(CatalogModelNames()) + "; or give a config path)");
 }
 
@@ -205,8 +217,7 @@ Result<ChipSpec> CatalogChip(std::string_view key) {
   for (const auto& [name, chip] : cat.by_name) {
     if (name == key) return chip;
   }
-  return NotFound("no built-in chip '" + std::string(key) + "' (built-in: " + JoinNames(cat.keys) +
-                  ")");
+  return NotFound("no built-in chip '" + Echo(key) + "' (built-in: " + JoinNames(cat.keys) + ")");
 }
 
 std::vector<std::string> CatalogClusterNames() {
@@ -228,7 +239,7 @@ Result<spec::ClusterDoc> TemplateDoc(std::string_view name) {
   const std::string path = std::string(kClusterDir) + std::string(name) + ".yaml";
   auto text = Embedded(path);
   if (!text.ok() || name.find('/') != std::string_view::npos) {
-    return NotFound("no cluster template '" + std::string(name) + "' (built-in: " +
+    return NotFound("no cluster template '" + Echo(name) + "' (built-in: " +
                     JoinNames(CatalogClusterNames()) + "; or give a cluster file)");
   }
   return spec::ReadClusterDoc(*text, path);

@@ -34,7 +34,7 @@ Result<ChipSpec> ReadChip(const Node& n);
 Result<ClusterDoc> ReadClusterDoc(std::string_view text, std::string_view origin);
 
 // Applies data/calibration.yaml (gemm efficiency and half tokens) to `chip`.
-Status ApplyCalibration(ChipSpec& chip);
+Status ApplyCalibration(ChipSpec& chip, bool own_entry = true);
 
 // Resizes a template to `chips` (InvalidInput with nearby valid counts when
 // the count does not fit).

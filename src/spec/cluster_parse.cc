@@ -3,19 +3,13 @@
 #include <cmath>
 #include <string>
 
+#include "occam/message.h"
 #include "occam/spec.h"
 #include "spec/cluster_formats.h"
 #include "spec/doc.h"
 #include "spec/model_formats.h"
 
 namespace occam {
-namespace {
-
-// Clusters larger than this are typos (and would overflow chip products).
-constexpr int64_t kMaxChips = int64_t{1} << 24;
-
-}  // namespace
-
 namespace spec {
 namespace {
 
@@ -26,7 +20,7 @@ Result<TierKind> ParseTierKind(const Node& n) {
   if (kind == "torus") return TierKind::kTorus;
   if (kind == "fat_tree") return TierKind::kFatTree;
   if (kind == "dcn") return TierKind::kDcn;
-  return n.Error("kind", "must be switch, mesh, torus, fat_tree or dcn (got " + kind + ")");
+  return n.Error("kind", "must be switch, mesh, torus, fat_tree or dcn (got " + Echo(kind) + ")");
 }
 
 Result<double> PositiveNumber(const Node& n, std::string_view key) {
@@ -97,7 +91,7 @@ Result<ClusterSizing> ReadSizing(const Node& n) {
   ClusterSizing s;
   OCCAM_ASSIGN_OR_RETURN(s.rule, n.String("rule"));
   if (s.rule != "gpu" && s.rule != "torus3d" && s.rule != "torus2d") {
-    return n.Error("rule", "must be gpu, torus3d or torus2d (got " + s.rule + ")");
+    return n.Error("rule", "must be gpu, torus3d or torus2d (got " + Echo(s.rule) + ")");
   }
   OCCAM_ASSIGN_OR_RETURN(s.max_slice, IntAtLeast(n, "max_slice", 1, 0));
   OCCAM_ASSIGN_OR_RETURN(s.cube, IntAtLeast(n, "cube", 1, 4));
@@ -213,7 +207,7 @@ Result<JobSpec> ParseJob(std::string_view text, std::string_view origin) {
   }
   OCCAM_ASSIGN_OR_RETURN(std::string precision, n.String("precision", "bf16"));
   auto p = ParsePrecisionName(precision);
-  if (!p) return n.Error("precision", "must be bf16 or fp8 (got " + precision + ")");
+  if (!p) return n.Error("precision", "must be bf16 or fp8 (got " + Echo(precision) + ")");
   job.precision = *p;
   OCCAM_ASSIGN_OR_RETURN(std::string balance, n.String("balance", "aux-free"));
   auto b = ParseBalanceMethodName(balance);
@@ -221,7 +215,7 @@ Result<JobSpec> ParseJob(std::string_view text, std::string_view origin) {
     return n.Error("balance",
                    "must be one of aux-free, aux-loss, global-aux-loss, seq-aux, none "
                    "(got " +
-                       balance + ")");
+                       Echo(balance) + ")");
   }
   job.balance = *b;
   OCCAM_ASSIGN_OR_RETURN(job.moe_imbalance, n.Number("moe_imbalance", 0.0));
@@ -229,107 +223,14 @@ Result<JobSpec> ParseJob(std::string_view text, std::string_view origin) {
   OCCAM_ASSIGN_OR_RETURN(job.memory_headroom, n.Number("memory_headroom", 0.05));
   OCCAM_ASSIGN_OR_RETURN(std::string attention, n.String("attention", "flash"));
   auto a = ParseAttentionImplName(attention);
-  if (!a) return n.Error("attention", "must be flash or materialized (got " + attention + ")");
+  if (!a)
+    return n.Error("attention", "must be flash or materialized (got " + Echo(attention) + ")");
   job.attention = *a;
   OCCAM_ASSIGN_OR_RETURN(job.dropout, n.Bool("dropout", false));
   OCCAM_ASSIGN_OR_RETURN(job.overlap_grad_reduce, n.Bool("overlap_grad_reduce", true));
   OCCAM_ASSIGN_OR_RETURN(job.tp_comm_overlap, n.Bool("tp_comm_overlap", false));
   OCCAM_RETURN_IF_ERROR(ValidateJob(job, origin));
   return job;
-}
-
-Status ValidateCluster(const ClusterSpec& c, std::string_view origin) {
-  const std::string o = std::string(origin) + ": ";
-  if (c.num_chips < 1 || c.num_chips > kMaxChips) {
-    return InvalidInput(o + "cluster.num_chips must be in [1, " + std::to_string(kMaxChips) +
-                        "] (got " + std::to_string(c.num_chips) + ")");
-  }
-  const ChipSpec& chip = c.chip;
-  for (auto [field, v] : {std::pair<const char*, double>{"peak_bf16", chip.peak_bf16.value()},
-                          {"peak_fp8", chip.peak_fp8.value()},
-                          {"hbm", chip.hbm.value()},
-                          {"hbm_bandwidth", chip.hbm_bandwidth.value()}}) {
-    if (!std::isfinite(v) || v <= 0) {
-      return InvalidInput(o + "cluster.chip." + field + " must be > 0 and finite");
-    }
-  }
-  if (c.tiers.empty()) return InvalidInput(o + "cluster.tiers must list at least one tier");
-  for (size_t i = 0; i < c.tiers.size(); ++i) {
-    const TierSpec& t = c.tiers[i];
-    const std::string at = o + "cluster.tiers[" + std::to_string(i) + "]";
-    const double bw = t.bandwidth.value() / 1e9;
-    if (!std::isfinite(bw) || bw <= 0) {
-      return InvalidInput(at + ".bandwidth_gbps must be > 0 (got " + std::to_string(bw) + ")");
-    }
-    if (!std::isfinite(t.latency.value()) || t.latency.value() < 0) {
-      return InvalidInput(at + ".latency_us must be >= 0 and finite");
-    }
-    if (!std::isfinite(t.efficiency) || t.efficiency <= 0 || t.efficiency > 1.5) {
-      return InvalidInput(at + ".efficiency must be in (0, 1.5]");
-    }
-    if (!std::isfinite(t.oversubscription) || t.oversubscription < 1) {
-      return InvalidInput(at + ".oversubscription must be >= 1");
-    }
-    if (t.size < 1 || t.size > kMaxChips) {
-      return InvalidInput(at + ".size must be in [1, " + std::to_string(kMaxChips) + "] (got " +
-                          std::to_string(t.size) + ")");
-    }
-    const bool last = i + 1 == c.tiers.size();
-    if (!last && t.size > c.num_chips) {
-      return InvalidInput(at + ".size (" + std::to_string(t.size) + ") exceeds num_chips (" +
-                          std::to_string(c.num_chips) +
-                          "); only the outermost tier may be larger than the cluster");
-    }
-    if (!last && c.tiers[i + 1].size % t.size != 0) {
-      return InvalidInput(at + ".size (" + std::to_string(t.size) +
-                          ") must divide the next tier's size (" +
-                          std::to_string(c.tiers[i + 1].size) + "); tiers nest, innermost first");
-    }
-    if (last && t.size < c.num_chips) {
-      return InvalidInput(at + ".size (" + std::to_string(t.size) +
-                          ") is smaller than num_chips (" + std::to_string(c.num_chips) +
-                          "); the outermost tier must span the cluster");
-    }
-    if (t.kind == TierKind::kTorus) {
-      int64_t product = 1;
-      for (int64_t d : t.torus_dims) {
-        product = d >= 1 && d <= t.size / product ? product * d : -1;  // no overflow
-        if (product < 0) break;
-      }
-      if (t.torus_dims.empty() || product != t.size || t.torus_wrap.size() != t.torus_dims.size()) {
-        return InvalidInput(at + ".torus_dims must multiply to size (" + std::to_string(t.size) +
-                            ") with one torus_wrap flag per axis");
-      }
-    }
-  }
-  return Status::Ok();
-}
-
-Status ValidateJob(const JobSpec& j, std::string_view origin) {
-  const std::string o = std::string(origin) + ": ";
-  if (j.seq_len < 1 || j.seq_len > (int64_t{1} << 26)) {
-    return InvalidInput(o + "job.seq_len must be in [1, 67108864] (got " +
-                        std::to_string(j.seq_len) + ")");
-  }
-  if (j.global_batch_seqs < 0 || j.global_batch_seqs > (int64_t{1} << 30)) {
-    return InvalidInput(o + "job.global_batch_seqs must be in [0, 2^30] (0 = not set; got " +
-                        std::to_string(j.global_batch_seqs) + ")");
-  }
-  if (!std::isfinite(j.moe_imbalance) || (j.moe_imbalance != 0 && j.moe_imbalance < 1)) {
-    return InvalidInput(o +
-                        "job.moe_imbalance is max/mean expert load: 0 (derive from the "
-                        "balance method) or >= 1 (got " +
-                        std::to_string(j.moe_imbalance) + ")");
-  }
-  if (!std::isfinite(j.capacity_factor) || (j.capacity_factor != 0 && j.capacity_factor < 1)) {
-    return InvalidInput(o + "job.capacity_factor must be 0 (dropless) or >= 1 (got " +
-                        std::to_string(j.capacity_factor) + ")");
-  }
-  if (!std::isfinite(j.memory_headroom) || j.memory_headroom < 0 || j.memory_headroom >= 1) {
-    return InvalidInput(o + "job.memory_headroom must be in [0, 1) (got " +
-                        std::to_string(j.memory_headroom) + ")");
-  }
-  return Status::Ok();
 }
 
 }  // namespace occam

@@ -3,8 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
+#include <utility>
 
+#include "occam/ranges.h"
 #include "occam/spec.h"
 #include "spec/doc.h"
 #include "spec/embedded.h"
@@ -239,6 +242,40 @@ TEST(ClusterParse, ErrorsNameTheKeyPath) {
   EXPECT_NE(zero.find("cluster.num_chips' must be >= 1"), std::string::npos) << zero;
   const std::string chip = ClusterError(Replace(kClusterYaml, "chip: h100", "chip: h900"));
   EXPECT_NE(chip.find("no built-in chip 'h900'"), std::string::npos) << chip;
+}
+
+// Issue 19: absurd physical values are rejected with the key and the range
+// (doc/input-formats.md § Ranges), so no estimate prints inf or nan.
+TEST(ClusterParse, PhysicalValuesHaveRanges) {
+  const std::pair<const char*, const char*> kCases[] = {
+      {"bandwidth_gbps: 50", "bandwidth_gbps: 1e-300"},
+      {"latency_us: 5", "latency_us: 1e300"},
+      {"efficiency: 0.9", "efficiency: 1e-300"},
+      {"oversubscription: 2", "oversubscription: 1e300"},
+      {"half_bandwidth_mb: 128", "half_bandwidth_mb: 1e300"},
+  };
+  for (const auto& [from, to] : kCases) {
+    const std::string key = std::string(to).substr(0, std::string(to).find(':'));
+    const std::string msg = ClusterError(Replace(kClusterYaml, from, to));
+    EXPECT_NE(msg.find("lab.yaml: cluster.tiers[1]." + key + " must be in ["), std::string::npos)
+        << msg;
+  }
+  const std::string flops = ClusterError(
+      Replace(kClusterYaml, "chip: h100", "chip: {bf16_tflops: 1e-300, hbm_gb: 80, hbm_tbps: 3}"));
+  EXPECT_NE(flops.find("cluster.chip.bf16_tflops must be in [0.001, 1000000] (got 1e-300)"),
+            std::string::npos)
+      << flops;
+}
+
+TEST(InputRange, NamesTheGivenNameAndRejectsNan) {
+  EXPECT_TRUE(CheckInputRange("job.seq_len", 4096, "--seq-len").ok());
+  const Status zero = CheckInputRange("job.seq_len", 0, "--seq-len");
+  EXPECT_EQ(zero.message().rfind("--seq-len must be in [1, 67108864] (got 0)", 0), 0u)
+      << zero.message();
+  EXPECT_FALSE(CheckInputRange("job.memory_headroom", std::nan(""), "--headroom").ok());
+  EXPECT_TRUE(CheckInputRange("job.moe_imbalance", 0, "x").ok());  // 0 = derive it
+  EXPECT_FALSE(CheckInputRange("job.moe_imbalance", 0.5, "x").ok());
+  EXPECT_EQ(CheckInputRange("no.such.key", 1, "x").code(), StatusCode::kInternal);
 }
 
 TEST(ClusterParse, TorusDimsMustMultiplyToTheSize) {

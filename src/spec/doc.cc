@@ -5,7 +5,10 @@
 
 #include <cmath>
 #include <string>
+#include <unordered_set>
 #include <vector>
+
+#include "occam/message.h"
 
 namespace occam::spec {
 namespace {
@@ -134,7 +137,7 @@ Result<json> YamlToJson(const YAML::Node& node, std::string_view origin, int64_t
         const std::string key = kv.first.Scalar();
         if (out.contains(key)) {
           return InvalidInput(Prefix(origin) + "line " + std::to_string(kv.first.Mark().line + 1) +
-                              ": key '" + key + "' appears twice");
+                              ": key '" + Echo(key) + "' appears twice");
         }
         OCCAM_ASSIGN_OR_RETURN(json v, YamlToJson(kv.second, origin, budget));
         out[key] = std::move(v);
@@ -169,7 +172,12 @@ int NestingDepth(std::string_view text) {
 
 Result<json> ParseDocument(std::string_view text, std::string_view origin) {
   if (text.size() > kMaxDocumentBytes) {
-    return InvalidInput(Prefix(origin) + "document is larger than 64 MiB; is this the right file?");
+    return InvalidInput(Prefix(origin) + "document is larger than 16 MiB; is this the right file?");
+  }
+  if (text.size() > kMaxYamlBytes && !LooksLikeJson(text)) {
+    return InvalidInput(Prefix(origin) + "YAML document is " + std::to_string(text.size()) +
+                        " bytes; occam reads YAML up to 1 MiB (JSON up to 16 MiB); is this the "
+                        "right file?");
   }
   const int depth = NestingDepth(text);
   if (depth > kMaxNestingDepth) {
@@ -178,25 +186,23 @@ Result<json> ParseDocument(std::string_view text, std::string_view origin) {
                         std::to_string(depth) + "); model, cluster and job files are shallow");
   }
   if (LooksLikeJson(text)) {
-    // Duplicate keys would silently keep the last value: reject them.
-    std::vector<std::vector<std::string>> keys;
+    // Duplicate keys would silently keep the last value: reject them. One
+    // hash set per open object keeps the check linear in the keys.
+    std::vector<std::unordered_set<std::string>> keys;
     std::string duplicate;
     auto check_keys = [&](int, json::parse_event_t event, json& parsed) {
       if (event == json::parse_event_t::object_start) keys.emplace_back();
       if (event == json::parse_event_t::object_end && !keys.empty()) keys.pop_back();
       if (event == json::parse_event_t::key && !keys.empty() && duplicate.empty()) {
-        const std::string k = parsed.get<std::string>();
-        for (const auto& seen : keys.back()) {
-          if (seen == k) duplicate = k;
-        }
-        keys.back().push_back(k);
+        std::string k = parsed.get<std::string>();
+        if (!keys.back().insert(k).second) duplicate = std::move(k);
       }
       return true;
     };
     try {
       json doc = json::parse(text.begin(), text.end(), check_keys);
       if (!duplicate.empty()) {
-        return InvalidInput(Prefix(origin) + "key '" + duplicate +
+        return InvalidInput(Prefix(origin) + "key '" + Echo(duplicate) +
                             "' appears twice in one object; keep one");
       }
       return doc;
@@ -235,7 +241,7 @@ std::string DescribeValue(const json& v) {
     case json::value_t::boolean:
       return std::string("boolean ") + (v.get<bool>() ? "true" : "false");
     case json::value_t::string:
-      return "string \"" + v.get<std::string>().substr(0, 40) + "\"";
+      return "string \"" + Echo(v.get<std::string>()) + "\"";
     case json::value_t::array:
       return "array";
     case json::value_t::object:
@@ -257,11 +263,13 @@ Result<int64_t> AsInt(const json& v, const std::string& origin, const std::strin
     return InvalidInput(Prefix(origin) + "key '" + path + "' must be an integer (got " +
                         DescribeValue(v) + ")");
   };
-  if (v.is_number_integer()) return v.get<int64_t>();
+  // is_number_integer() is true for unsigned values too: test unsigned first,
+  // or 2^63 would wrap to a negative number.
   if (v.is_number_unsigned()) {
     if (v.get<uint64_t>() > (uint64_t{1} << 62)) return fail();
     return static_cast<int64_t>(v.get<uint64_t>());
   }
+  if (v.is_number_integer()) return v.get<int64_t>();
   if (v.is_number_float()) {
     const double d = v.get<double>();
     if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 4.6e18) {
@@ -378,7 +386,7 @@ Status Node::CheckKeys(std::initializer_list<std::string_view> known) const {
     if (!found) {
       std::string list;
       for (std::string_view k : known) list += (list.empty() ? "" : ", ") + std::string(k);
-      return Error(it.key(), "is not a known key (known keys here: " + list + ")");
+      return Error(Echo(it.key()), "is not a known key (known keys here: " + list + ")");
     }
   }
   return Status::Ok();

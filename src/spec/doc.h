@@ -17,8 +17,12 @@
 
 namespace occam::spec {
 
-// Documents above these limits are rejected before parsing.
-inline constexpr size_t kMaxDocumentBytes = size_t{64} << 20;
+// Documents above these limits are rejected before parsing, so that parsing
+// time and memory stay bounded (doc/hardening.md § Limits). The largest
+// bundled document is 16 KB. yaml-cpp holds ~140 bytes per byte of a YAML
+// list (a 16 MB list took 14 s and 2.2 GB), hence the lower YAML bound.
+inline constexpr size_t kMaxDocumentBytes = size_t{16} << 20;
+inline constexpr size_t kMaxYamlBytes = size_t{1} << 20;
 inline constexpr int kMaxNestingDepth = 64;
 
 // Parses JSON (text starting with '{' or '[') or YAML. Errors carry the

@@ -2,6 +2,7 @@
 // every key known, defaults as in ModelSpec.
 #include <string>
 
+#include "occam/message.h"
 #include "spec/model_formats.h"
 
 namespace occam::spec {
@@ -14,7 +15,7 @@ Status ReadAttention(const Node& n, int64_t hidden, AttentionSpec& a) {
                    "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"}));
   OCCAM_ASSIGN_OR_RETURN(std::string kind, n.String("kind", "gqa"));
   if (kind != "gqa" && kind != "mla")
-    return n.Error("kind", "must be gqa or mla (got " + kind + ")");
+    return n.Error("kind", "must be gqa or mla (got " + Echo(kind) + ")");
   OCCAM_ASSIGN_OR_RETURN(a.num_heads, IntAtLeast(n, "heads", 1));
   OCCAM_ASSIGN_OR_RETURN(a.qkv_bias, n.Bool("qkv_bias", false));
   OCCAM_ASSIGN_OR_RETURN(a.out_bias, n.Bool("out_bias", false));
@@ -95,7 +96,7 @@ Result<ModelSpec> ReadOccamModel(const Node& root) {
   } else if (norm == "layernorm") {
     m.norm = NormKind::kLayerNorm;
   } else {
-    return n.Error("norm", "must be rmsnorm or layernorm (got " + norm + ")");
+    return n.Error("norm", "must be rmsnorm or layernorm (got " + Echo(norm) + ")");
   }
   OCCAM_ASSIGN_OR_RETURN(m.tied_embeddings, n.Bool("tied_embeddings", false));
   OCCAM_ASSIGN_OR_RETURN(m.learned_positions, IntAtLeast(n, "learned_positions", 0, 0));

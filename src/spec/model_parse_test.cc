@@ -2,6 +2,7 @@
 // config files and papers, and error messages with key paths.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
 
 #include "occam/spec.h"
@@ -313,8 +314,30 @@ TEST(ModelParse, DeepNestingIsRejectedBeforeParsing) {
 }
 
 TEST(ModelParse, HugeInputIsRejected) {
-  const std::string big((64u << 20) + 1, ' ');
-  EXPECT_NE(ErrorOf(big).find("larger than 64 MiB"), std::string::npos);
+  const std::string big((16u << 20) + 1, ' ');
+  EXPECT_NE(ErrorOf(big).find("larger than 16 MiB"), std::string::npos);
+  // YAML is bounded lower: yaml-cpp's nodes take ~140 bytes per byte of text.
+  std::string yaml;
+  while (yaml.size() <= (1u << 20)) yaml += "- 1\n";
+  EXPECT_NE(ErrorOf(yaml, "l.yaml").find("occam reads YAML up to 1 MiB"), std::string::npos);
+}
+
+TEST(ModelParse, DuplicateKeyCheckIsLinear) {
+  // 200,000 keys: the check was quadratic (80,000 keys took 10 s).
+  std::string text = "{";
+  for (int i = 0; i < 200000; ++i) text += "\"k" + std::to_string(i) + "\": 1, ";
+  text += "\"k7\": 2}";
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_NE(ErrorOf(text).find("key 'k7' appears twice"), std::string::npos);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_LT(s, 10.0);  // ~0.2 s in a release build; quadratic took minutes
+}
+
+TEST(ModelParse, EchoedValuesAreShort) {
+  const std::string key(1u << 20, 'k');
+  const std::string msg = ErrorOf("{\"model\": {\"" + key + "\": 1}}");
+  EXPECT_LT(msg.size(), 1024u);
+  EXPECT_NE(msg.find("(1048576 bytes)"), std::string::npos) << msg.substr(0, 300);
 }
 
 TEST(ModelParse, DuplicateKeysAreRejected) {

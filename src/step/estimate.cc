@@ -222,6 +222,13 @@ void AddAssumptions(Estimate& e, const StepModel::Impl& impl, const PlanSpec& pl
         "of the passes (warm-up/cool-down) keep their expert all-to-all exposed",
         r.ctx.a2a_unpaired));
   }
+  if (r.ctx.dual && impl.model.moe && plan.ep > 1) {
+    a.push_back(fmt::format(
+        "{}: each F&B pair hides its chunks' expert all-to-all behind the other's compute; "
+        "{:.3g} of the chunk passes (warm-up, cool-down, counted from the schedule) run alone "
+        "with it exposed",
+        ScheduleName(plan.schedule), r.ctx.a2a_unpaired));
+  }
   if (r.all_forward_first) {
     a.push_back(
         "global-batch aux loss: every forward before the first backward "

@@ -170,7 +170,7 @@ void AddEp(const PlanContext& c, const BlockWork& b, Seg& s, Hide& h) {
     // DualPipe pairs a forward chunk with a backward chunk: each direction's
     // all-to-all hides behind the other's compute (DeepSeek-V3 §3.2.1).
     // Combined 1F1B pairs them layer by layer (Megatron-Core
-    // moe_a2a_overlap.md); Settle exposes its unpaired passes.
+    // moe_a2a_overlap.md). Settle exposes the passes either leaves unpaired.
     h.f[kAxEp] += f;
     h.b[kAxEp] += bw + rec;
   } else {
@@ -233,11 +233,12 @@ void SettleJoint(double core_f, double core_b, const Hide& h, double w, Seg& s) 
   Spread(e * (hb / (hf + hb)), h.b, hb, s.exp_b);
 }
 
+// One rule for every schedule that pairs passes (DualPipe's F&B chunks,
+// combined 1F1B's layers): the unpaired share u of passes runs alone with
+// its all-to-all exposed; the rest pairs a forward with a backward in one
+// window. u is counted from the schedule (PlanContext::a2a_unpaired).
 void Settle(const PlanContext& c, double core_f, double core_b, const Hide& h, Seg& s) {
-  if (c.dual) return SettleJoint(core_f, core_b, h, 1.0, s);
-  if (!c.a2a) return SettleApart(core_f, core_b, h, 1.0, s);
-  // Combined 1F1B: the unpaired share u of passes runs alone with its
-  // all-to-all exposed; the rest pairs a forward with a backward.
+  if (!c.a2a && !c.dual) return SettleApart(core_f, core_b, h, 1.0, s);
   const double u = c.a2a_unpaired;
   Hide alone = h;
   alone.f[kAxEp] = alone.b[kAxEp] = 0;

@@ -82,9 +82,11 @@ struct PlanContext {
   double tokens = 0;      // T = b*s/cp
   double lambda = 1;      // EP rank imbalance
   bool dual = false;      // DualPipe / DualPipeV overlap EP all-to-all
-  // Combined 1F1B (plan.a2a_overlap): a forward and a backward pass share one
-  // window except in the fraction `a2a_unpaired` of passes (warm-up forwards,
-  // cool-down backwards) whose all-to-all stays exposed (doc/cost-model.md).
+  // Combined 1F1B (plan.a2a_overlap) or DualPipe: a forward and a backward
+  // pass share one window except in the fraction `a2a_unpaired` of passes
+  // (warm-up forwards, cool-down backwards) whose all-to-all stays exposed
+  // (doc/cost-model.md). DualPipe's fraction is counted from its operation
+  // list (UnpairedPassFraction), the one the simulator plays.
   bool a2a = false;
   double a2a_unpaired = 1;
   std::array<int, kNumAx> tier{-1, -1, -1, -1};

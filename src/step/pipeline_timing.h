@@ -31,9 +31,10 @@ inline constexpr int kPipelineKeyBits = 8;
 double QuantizedRelative(double x);
 
 // The plan's pipeline as the simulator takes it, in seconds and bytes. The
-// step's exposed communication is already net of DualPipe's F&B overlap
-// (layer_cost.cc Settle), so nothing is left for the simulator to hide:
-// forward_comm = backward_comm = 0. A global-batch aux loss on an MoE
+// step's exposed communication is already net of DualPipe's F&B overlap,
+// charged on the pairs the schedule's operation list forms
+// (UnpairedPassFraction, layer_cost.cc Settle), so nothing is left for the
+// simulator to hide: forward_comm = backward_comm = 0. A global-batch aux loss on an MoE
 // pipeline runs all forwards first: gpipe with the same v (`converted`).
 // REQUIRES: plan.pp > 1 and a valid plan.
 struct PipelinePlan {

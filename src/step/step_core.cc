@@ -49,9 +49,9 @@ void InitContext(const StepModel::Impl& impl, const PlanSpec& plan, PlanContext&
   c.lambda = impl.Lambda(plan);
   c.dual = TraitsOf(plan.schedule).overlaps_a2a && plan.pp > 1;
   c.a2a = plan.a2a_overlap && !c.dual;
-  c.a2a_unpaired =
-      A2aUnpairedFraction(plan, static_cast<double>(impl.job.global_batch_seqs) /
-                                    static_cast<double>(std::max<int64_t>(plan.dp * plan.mbs, 1)));
+  const int64_t m = impl.job.global_batch_seqs / std::max<int64_t>(plan.dp * plan.mbs, 1);
+  c.a2a_unpaired = c.dual ? UnpairedPassFraction(plan.schedule, plan.pp, m)
+                          : A2aUnpairedFraction(plan, static_cast<double>(m));
   const double probe = c.tokens * static_cast<double>(impl.work.hidden) * kAct;
   c.tier[kAxTp] = c.Comm(CollectiveOp::kAllGather, probe, c.groups.tp).tier;
   c.tier[kAxCp] = c.CommOnce(CollectiveOp::kAllGather, probe, c.groups.cp).tier;
@@ -173,10 +173,14 @@ void DataParallelTail(const PlanContext& c, const DeviceResult& dev, const Devic
   const double last = !c.job->overlap_grad_reduce ? 1.0
                       : params > 0                ? std::min(1.0, BucketParams(dp) / params)
                                                   : 0;
-  auto put = [&](TailItem& item, CollectiveOp op, double bytes, RankGroup g, double window) {
+  // `times` reductions per step, each behind one micro-batch's window; the
+  // last one also exposes its last bucket.
+  auto put = [&](TailItem& item, CollectiveOp op, double bytes, RankGroup g, double window,
+                 double times = 1.0) {
     const CommCost cc = c.CommOnce(op, bytes, g);
-    const double exposed = std::max(cc.seconds - window, cc.seconds * last);
-    if (exposed > item.exposed) item = TailItem{cc.seconds, exposed, cc.tier};
+    const double exposed = (times - 1.0) * std::max(0.0, cc.seconds - window) +
+                           std::max(cc.seconds - window, cc.seconds * last);
+    if (exposed > item.exposed) item = TailItem{times * cc.seconds, exposed, cc.tier};
   };
   if (p.zero >= 3) {
     if (p.hsdp > 0 && p.hsdp < c.dense_dp.size) {
@@ -189,8 +193,14 @@ void DataParallelTail(const PlanContext& c, const DeviceResult& dev, const Devic
   }
   const CollectiveOp grad_op =
       p.zero == 0 ? CollectiveOp::kAllReduce : CollectiveOp::kReduceScatter;
-  put(out.dp_grad, grad_op, kGradBytesPerParam * dev.params_dense, c.dense_dp, t.b + t.w);
-  put(out.edp_grad, grad_op, kGradBytesPerParam * dev.params_expert, c.groups.edp, t.b + t.w);
+  // ZeRO-2 keeps only its gradient shard, so the gradients of every
+  // micro-batch are reduce-scattered as its backward produces them
+  // (Rajbhandari et al. 2020 §5.2, P_os+g; DeepSpeed stage_1_and_2.py reduces
+  // each bucket in every backward); ZeRO-0/1 accumulate the full gradient and
+  // reduce once per step.
+  const double times = p.zero == 2 ? out.m : 1.0;
+  put(out.dp_grad, grad_op, kGradBytesPerParam * dev.params_dense, c.dense_dp, t.b + t.w, times);
+  put(out.edp_grad, grad_op, kGradBytesPerParam * dev.params_expert, c.groups.edp, t.b + t.w, times);
   if (p.zero >= 1) {
     put(out.dp_gather, CollectiveOp::kAllGather, kWeightBytesPerParam * dev.params_dense,
         c.dense_dp, t.f);

@@ -25,6 +25,15 @@ const ModelSpec& StepModel::model() const { return impl_->model; }
 const ClusterSpec& StepModel::cluster() const { return impl_->cluster; }
 const JobSpec& StepModel::job() const { return impl_->job; }
 
+void StepModel::SetGemmCalibration(const ChipSpec& chip) {
+  ChipSpec& c = impl_->cluster.chip;
+  c.gemm_efficiency = chip.gemm_efficiency;
+  c.gemm_half_tokens = chip.gemm_half_tokens;
+  c.gemm_half_width = chip.gemm_half_width;
+  c.gemm_fp8_ratio = chip.gemm_fp8_ratio;
+  c.moe_dispatch_host_s = chip.moe_dispatch_host_s;
+}
+
 Result<StepModel> StepModel::Create(const ModelSpec& model, const ClusterSpec& cluster,
                                     const JobSpec& job) {
   OCCAM_RETURN_IF_ERROR(ValidateModel(model, model.name.empty() ? "model" : model.name));

@@ -1,0 +1,105 @@
+// Leave-one-source-out cross-validation: the source families, the folds'
+// independence from the runs they predict, and the out-of-sample gate.
+// Thresholds are the achieved values rounded up (they may only ratchet
+// down); results: doc/validation.md "Out of sample".
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "occam/search.h"
+#include "occam/validate.h"
+
+namespace occam {
+namespace {
+
+TEST(SourceFamily, RepositoriesByNamePapersByAuthorsAndYear) {
+  EXPECT_EQ(SourceFamily("NVIDIA/dgxc-benchmarking, tag v24.11.1, grok1/README_314b.md"),
+            "dgxc-benchmarking");
+  // A project that moved owners stays one family.
+  EXPECT_EQ(SourceFamily("google/maxtext (now AI-Hypercomputer/maxtext) README 'Runtime'"),
+            "maxtext");
+  EXPECT_EQ(SourceFamily("AI-Hypercomputer/maxtext docs/reference/models/tiering.md"), "maxtext");
+  // Two tables of one paper are one family.
+  EXPECT_EQ(SourceFamily("Narayanan et al. 2021 (SC'21), Table 2 'Comparison'"),
+            "narayanan et al. 2021");
+  EXPECT_EQ(SourceFamily("Narayanan et al. 2021, 'Efficient Large-Scale'"),
+            "narayanan et al. 2021");
+  EXPECT_EQ(SourceFamily("no year here"), "no year here");
+}
+
+std::vector<PublishedRun> Subset(const std::vector<PublishedRun>& all,
+                                 const std::vector<std::string>& families) {
+  std::vector<PublishedRun> out;
+  for (const PublishedRun& r : all) {
+    for (const std::string& f : families) {
+      if (SourceFamily(r.source) == f) out.push_back(r);
+    }
+  }
+  return out;
+}
+
+// A fold never sees the runs it predicts: changing the measured values of
+// one source family leaves that family's out-of-fold predictions unchanged
+// (and changes the in-sample errors, so the check is not vacuous).
+TEST(CrossValidation, HeldOutMeasurementsDoNotReachTheirOwnPredictions) {
+  auto bundled = BundledRuns();
+  ASSERT_TRUE(bundled.ok());
+  std::vector<PublishedRun> runs =
+      Subset(*bundled, {"korthikanti et al. 2022", "narayanan et al. 2021"});
+  ASSERT_GE(runs.size(), 20u);
+  ValidateOptions o;
+  o.threads = 2;
+  const CrossValidationReport a = CrossValidateBySource(runs, o);
+  std::vector<PublishedRun> changed = runs;
+  for (PublishedRun& r : changed) {
+    if (SourceFamily(r.source) == "korthikanti et al. 2022") r.measured.value *= 1.5;
+  }
+  const CrossValidationReport b = CrossValidateBySource(changed, o);
+  int compared = 0;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    if (a.source[i] != "korthikanti et al. 2022") continue;
+    const RunValidation &x = a.summary.runs[i], &y = b.summary.runs[i];
+    ASSERT_TRUE(x.predicted && y.predicted) << x.id;
+    EXPECT_DOUBLE_EQ(*x.predicted, *y.predicted) << x.id;
+    ++compared;
+  }
+  EXPECT_EQ(compared, 9);
+  // The other family's fit did see the change: its predictions moved.
+  bool moved = false;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const RunValidation &x = a.summary.runs[i], &y = b.summary.runs[i];
+    if (a.source[i] == "narayanan et al. 2021" && x.predicted && y.predicted) {
+      moved = moved || std::fabs(*x.predicted - *y.predicted) > 1e-9 * *x.predicted;
+    }
+  }
+  EXPECT_TRUE(moved);
+}
+
+// The gate on the bundled runs, out of sample.
+constexpr double kMaxOosMedian = 0.125;
+constexpr double kMaxOosP90 = 0.540;
+
+TEST(CrossValidation, OutOfSampleGateAndTheVerdictsErrorBand) {
+  auto runs = BundledRuns();
+  ASSERT_TRUE(runs.ok());
+  ValidateOptions o;
+  o.threads = 2;
+  const CrossValidationReport cv = CrossValidateBySource(*runs, o);
+  const ValidationReport& r = cv.summary;
+  std::printf("out of sample: %lld runs, median %.2f%%, p90 %.2f%%\n",
+              static_cast<long long>(r.all.runs), 100 * r.all.median, 100 * r.all.p90);
+  for (const ErrorStats& f : r.families) {
+    std::printf("  %-20s %3lld runs median %6.2f%% p90 %6.2f%%\n", f.group.c_str(),
+                static_cast<long long>(f.runs), 100 * f.median, 100 * f.p90);
+  }
+  EXPECT_LE(r.all.median, kMaxOosMedian);
+  EXPECT_LE(r.all.p90, kMaxOosP90);
+  // The PP verdict's band is this median, rounded up to a whole percent.
+  EXPECT_DOUBLE_EQ(kPpErrorBand, std::ceil(100 * r.all.median) / 100);
+}
+
+}  // namespace
+}  // namespace occam

@@ -1,0 +1,45 @@
+// Pieces of one run's validation shared by ValidateRuns and the
+// cross-validation (validate_cv.cc): its setup and chosen layout, prepared
+// once, and its prediction under another calibration.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "occam/spec.h"
+#include "occam/step.h"
+#include "occam/validate.h"
+#include "search/run_setup.h"
+
+namespace occam::validate {
+
+// Chip family of a chip_key: a100, h100, h800, h200, or the key itself.
+std::string FamilyOf(std::string_view chip_key);
+
+// Applies the overrides whose family is `family` to the cluster's chip and tiers.
+void ApplyOverrides(const std::vector<CalibrationOverride>& overrides, const std::string& family,
+                    ClusterSpec* cluster);
+
+// A run with its setup (calibration overrides of `options` applied) and the
+// layout chosen for its unstated knobs. `run` is borrowed.
+struct PreparedRun {
+  const PublishedRun* run = nullptr;
+  RunSetup setup;
+  PlanSpec plan;
+  std::unique_ptr<StepModel> model;  // of `setup`; recalibrated by PredictedRelError
+};
+
+// Errors are skip reasons. `out` (optional) receives the filled values.
+Result<PreparedRun> PrepareRun(const PublishedRun& run, const ValidateOptions& options,
+                               RunValidation* out);
+
+// (predicted - measured) / measured of the prepared layout, its chip's GEMM
+// calibration set to the prepared setup's with `overrides` on top (the
+// step model's caches are kept). One thread per PreparedRun at a time.
+Result<double> PredictedRelError(PreparedRun& p, const std::vector<CalibrationOverride>& overrides);
+
+RunValidation ValidateOne(const PublishedRun& run, const ValidateOptions& options);
+
+}  // namespace occam::validate
