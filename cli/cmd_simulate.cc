@@ -17,6 +17,7 @@
 #include "cli/commands.h"
 #include "cli/common.h"
 #include "occam/report.h"
+#include "occam/schedule_traits.h"
 #include "occam/simulate.h"
 #include "occam/step.h"
 
@@ -87,23 +88,21 @@ Status NonNegative(double x, const std::string& flag) {
   return InvalidInput(fmt::format("{} must be >= 0 (got {:g})", flag, x));
 }
 
-// Layers of one chunk as a fraction of one stage's (L/p).
+// Layers of one chunk as a fraction of one stage's (L/p): 1/v on a lane
+// (DualPipe: each direction one full stage).
 double ChunkFraction(Schedule s, int64_t vpp) {
-  if (s == Schedule::kDualPipe) return 1.0;  // each direction: one full stage
-  return 1.0 / double(vpp);
+  const ScheduleTraits& t = TraitsOf(s);
+  return t.parameter_copies > 1 ? 1.0 : 1.0 / double(vpp);
 }
 
 Result<PipelineConfig> UniformConfig(const SimulateFlags& f, SimulateReportInfo& info) {
   if (f.schedule.empty()) {
-    return InvalidInput(
-        "--schedule is required (gpipe, afab, 1f1b, interleaved, zb-h1, zbv, "
-        "dualpipe, dualpipev)");
+    return InvalidInput("--schedule is required (" + PipelineScheduleNames() + ")");
   }
   const auto schedule = ParseScheduleName(f.schedule);
   if (!schedule || *schedule == Schedule::kNone) {
-    return InvalidInput("--schedule: '" + f.schedule +
-                        "' is not one of gpipe, afab, 1f1b, interleaved, zb-h1, zbv, dualpipe, "
-                        "dualpipev");
+    return InvalidInput("--schedule: '" + f.schedule + "' is not one of " +
+                        PipelineScheduleNames());
   }
   if (f.stages < 1) return InvalidInput("--stages must be >= 1 (e.g. --stages 16)");
   if (f.microbatches < 1) return InvalidInput("--microbatches must be >= 1 (e.g. 64)");
@@ -129,8 +128,7 @@ Result<PipelineConfig> UniformConfig(const SimulateFlags& f, SimulateReportInfo&
   PipelineConfig c;
   c.schedule = *schedule;
   c.stages = f.stages;
-  const bool two = c.schedule == Schedule::kZbV || c.schedule == Schedule::kDualPipeV;
-  c.vpp = f.vpp > 0 ? f.vpp : two ? 2 : c.schedule == Schedule::kInterleaved ? 2 : 1;
+  c.vpp = f.vpp > 0 ? f.vpp : DefaultLaneChunks(c.schedule);
   c.microbatches = f.microbatches;
   c.require_all_forward_first = f.global_aux_loss;
   const double k = ChunkFraction(c.schedule, c.vpp);

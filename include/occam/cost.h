@@ -7,14 +7,11 @@
 #include <cstdint>
 #include <vector>
 
+#include "occam/element_bytes.h"
 #include "occam/spec.h"
 #include "occam/units.h"
 
 namespace occam {
-
-// Bytes of one stored or exchanged 16-bit (BF16/FP16) activation element
-// (mixed-precision training: Micikevicius et al. 2018 arXiv:1710.03740 §3).
-inline constexpr double kActivationBytes = 2.0;
 
 // ------------------------------------------------------------ parameters ---
 
@@ -172,13 +169,12 @@ double Fp8CastBytes(const BlockWork& block, double tokens, int64_t tp, int64_t e
 // ------------------------------------------------------------- memory ---
 
 // Bytes of training state per parameter under mixed-precision Adam with the
-// Megatron distributed-optimizer convention (Megatron-LM docs,
-// distrib_optimizer.md): 2 B bf16 weight, 4 B fp32 gradient, 12 B fp32
-// master weight + Adam m + v.
+// Training-state bytes per parameter; defaults: the Megatron
+// distributed-optimizer convention of occam/element_bytes.h.
 struct StateBytesPerParam {
-  double weight = 2;
-  double grad = 4;
-  double optimizer = 12;
+  double weight = kWeightBytesPerParam;
+  double grad = kGradBytesPerParam;
+  double optimizer = kAdamStateBytesPerParam;
 };
 
 // Per-chip training-state bytes for `params` parameters held by a chip

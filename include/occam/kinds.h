@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace occam {
@@ -41,6 +42,8 @@ enum class Precision { kBf16, kFp8 };
 enum class AttentionImpl { kFlash, kMaterialized };
 
 std::string_view ScheduleName(Schedule s);
+// "gpipe, afab, 1f1b, ..., dualpipev": every CLI name of a pipelined schedule.
+std::string PipelineScheduleNames();
 std::optional<Schedule> ParseScheduleName(std::string_view name);
 std::string_view BalanceMethodName(BalanceMethod m);
 std::optional<BalanceMethod> ParseBalanceMethodName(std::string_view name);

@@ -3,6 +3,8 @@
 #include <array>
 #include <utility>
 
+#include "occam/schedule_traits.h"
+
 namespace occam {
 namespace {
 
@@ -23,16 +25,10 @@ std::string_view NameOf(const std::array<std::pair<std::string_view, E>, N>& tab
   return "?";
 }
 
-constexpr std::array<std::pair<std::string_view, Schedule>, 9> kSchedules = {{
-    {"none", Schedule::kNone},
-    {"gpipe", Schedule::kGpipe},
+// Second names of schedules; the first names live in the schedule table
+// (src/core/schedule_traits.cc).
+constexpr std::array<std::pair<std::string_view, Schedule>, 1> kScheduleAliases = {{
     {"afab", Schedule::kGpipe},
-    {"1f1b", Schedule::k1F1B},
-    {"interleaved", Schedule::kInterleaved},
-    {"zb-h1", Schedule::kZbH1},
-    {"zbv", Schedule::kZbV},
-    {"dualpipe", Schedule::kDualPipe},
-    {"dualpipev", Schedule::kDualPipeV},
 }};
 
 constexpr std::array<std::pair<std::string_view, BalanceMethod>, 5> kBalance = {{
@@ -61,8 +57,26 @@ constexpr std::array<std::pair<std::string_view, AttentionImpl>, 2> kAttention =
 
 }  // namespace
 
-std::string_view ScheduleName(Schedule s) { return NameOf(kSchedules, s); }
-std::optional<Schedule> ParseScheduleName(std::string_view n) { return Lookup(kSchedules, n); }
+std::string_view ScheduleName(Schedule s) {
+  return static_cast<size_t>(s) < AllScheduleTraits().size() ? TraitsOf(s).name : "?";
+}
+std::string PipelineScheduleNames() {
+  std::string out;
+  for (const ScheduleTraits& t : AllScheduleTraits()) {
+    if (t.schedule == Schedule::kNone) continue;
+    out += (out.empty() ? "" : ", ") + std::string(t.name);
+    for (const auto& [alias, s] : kScheduleAliases) {
+      if (s == t.schedule) out += ", " + std::string(alias);
+    }
+  }
+  return out;
+}
+std::optional<Schedule> ParseScheduleName(std::string_view n) {
+  for (const ScheduleTraits& t : AllScheduleTraits()) {
+    if (t.name == n) return t.schedule;
+  }
+  return Lookup(kScheduleAliases, n);
+}
 std::string_view BalanceMethodName(BalanceMethod m) { return NameOf(kBalance, m); }
 std::optional<BalanceMethod> ParseBalanceMethodName(std::string_view n) {
   return Lookup(kBalance, n);
@@ -76,8 +90,6 @@ std::optional<AttentionImpl> ParseAttentionImplName(std::string_view n) {
   return Lookup(kAttention, n);
 }
 
-bool ScheduleInterleavesBackward(Schedule s) {
-  return s != Schedule::kGpipe && s != Schedule::kNone;
-}
+bool ScheduleInterleavesBackward(Schedule s) { return TraitsOf(s).interleaves_backward; }
 
 }  // namespace occam

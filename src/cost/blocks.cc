@@ -81,7 +81,7 @@ void AddAttentionCore(const ModelSpec& m, double span, const ActivationOptions& 
   b.attn_core.flops = 2.0 * a * span * (dqk + dv);
   b.attn_core.io = a * (2.0 * dqk + 2.0 * dv);  // q, k, v in; o out
   if (o.flash_attention) {
-    b.act.tp_sharded += 4.0 * a;  // fp32 log-sum-exp per head (FlashAttention-2 §3.1)
+    b.act.tp_sharded += kFp32Bytes * a;  // fp32 log-sum-exp per head (FlashAttention-2 §3.1)
     return;
   }
   // softmax output 2as (+ dropout mask as + dropout output 2as): Korthikanti Table 1.
@@ -130,7 +130,7 @@ int64_t AddMoe(const ModelSpec& m, BlockWork& b) {
                 &b.elementwise_bytes);
   }
   p += AddMatmul(b.router, h, e.num_experts, e.router_bias);
-  b.act.seq_region += 4.0 * static_cast<double>(e.num_experts);  // fp32 router probabilities
+  b.act.seq_region += kFp32Bytes * static_cast<double>(e.num_experts);  // fp32 router probabilities
   b.elementwise_bytes += 8.0 * static_cast<double>(e.num_experts);
   double ew_copy = 0;
   const int64_t one = AddMlp(m, e.expert_ffn, e.expert_bias, b.expert, &b.act.per_expert_copy,
@@ -138,7 +138,7 @@ int64_t AddMoe(const ModelSpec& m, BlockWork& b) {
   // Dispatched input and expert output per routed copy; permute + unpermute.
   // The dispatched input is the first expert GEMM's input.
   b.act.per_expert_copy += 2.0 * kAct * static_cast<double>(h);
-  b.act.fp8_per_expert_copy += static_cast<double>(h);
+  b.act.fp8_per_expert_copy += kFp8Bytes * static_cast<double>(h);
   b.top_k = static_cast<double>(e.top_k);
   b.elementwise_bytes += b.top_k * (ew_copy + 4.0 * kAct * static_cast<double>(h));
   b.params_expert = one * e.num_experts;
@@ -177,7 +177,7 @@ BlockWork BuildBlock(const ModelSpec& model, bool moe, double span,
   // The attention and MLP inputs (norm outputs) are the QKV and first MLP
   // GEMMs' inputs: 1 byte each under FP8 (an MoE block's MLP input feeds the
   // 16-bit router; its dispatched copies are counted per expert copy).
-  b.act.fp8_seq_region += (moe ? 1.0 : 2.0) * h;
+  b.act.fp8_seq_region += (moe ? 1.0 : 2.0) * kFp8Bytes * h;
   // Two norms (read + write h) and two residual adds (read 2h, write h).
   b.elementwise_bytes += kAct * (2.0 * 2.0 * h + 2.0 * 3.0 * h);
   // Two hidden dropouts (attention and MLP outputs): read and write h, write a

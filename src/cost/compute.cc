@@ -41,7 +41,7 @@ double Fp8CastBytes(const BlockWork& block, double tokens, int64_t tp, int64_t e
   // §2; NVIDIA Transformer Engine FP8 primer): the cast is a separate
   // memory-bound pass, 2 B read + 1 B FP8 copy + 1 B transposed copy (Hopper
   // FP8 GEMMs: cuBLASLt takes FP8 only in the TN layout) per element.
-  constexpr double kCastBytes = 4.0;
+  constexpr double kCastBytes = kBf16Bytes + 2 * kFp8Bytes;
   const double t = static_cast<double>(tp > 0 ? tp : 1);
   const double e = static_cast<double>(etp > 0 ? etp : 1);
   double elems = tokens * (block.attn_proj.io + block.mlp.io) / t;

@@ -27,7 +27,7 @@ double BlockActivationBytes(const BlockWork& block, const ModelWork& model, doub
   const double seq_div = sp ? t : 1.0;
   if (recompute == Recompute::kFull) {
     // Only the block input is kept (Korthikanti §4.2: 2sbh/t with SP).
-    return tokens * 2.0 * static_cast<double>(model.hidden) / seq_div;
+    return tokens * kActivationBytes * static_cast<double>(model.hidden) / seq_div;
   }
   const ActivationWork& a = block.act;
   double bytes = tokens * (a.tp_sharded / t + a.seq_region / seq_div + a.replicated);

@@ -87,9 +87,9 @@ ModelWork BuildModelWork(const ModelSpec& model, int64_t seq_len,
   w.head.AddShape(h, v);
   // Final norm (read + write h, 16-bit) and cross-entropy: logits read in
   // 16-bit, fp32 softmax written and read back as the gradient (2 + 4 + 4) V.
-  w.head_elementwise_bytes = 4.0 * h + 10.0 * v;
+  w.head_elementwise_bytes = 2 * kActivationBytes * h + (kActivationBytes + 2 * kFp32Bytes) * v;
   // Logits (16-bit) and fp32 softmax kept for the loss backward.
-  w.head_act_bytes = 6.0 * v;
+  w.head_act_bytes = (kActivationBytes + kFp32Bytes) * v;
   w.mtp_layers = model.mtp_layers;
   w.mtp_proj.flops = 2.0 * (2.0 * h) * h;
   w.mtp_proj.weights = 2.0 * h * h;

@@ -7,16 +7,10 @@
 
 #include <algorithm>
 
+#include "occam/element_bytes.h"
+#include "occam/schedule_traits.h"
+
 namespace occam::search {
-namespace {
-
-// Bytes per weight in the bound: BF16 weights (FP8 training keeps at least
-// one byte per weight). Optimizer state: two Adam moments at two bytes each
-// (DeepSeek-V3 keeps them in BF16, arXiv:2412.19437 §3.3.2 "Low-Precision
-// Optimizer States"; FP32 moments, as Megatron keeps them, only add more).
-constexpr double kOptimizerBytesPerParam = 4.0;
-
-}  // namespace
 
 Bounds::Bounds(const ModelSpec& model, const ClusterSpec& cluster, const JobSpec& job) {
   const double h = static_cast<double>(model.hidden);
@@ -51,12 +45,15 @@ Bounds::Bounds(const ModelSpec& model, const ClusterSpec& cluster, const JobSpec
   peak_ = job.precision == Precision::kFp8 ? Max(cluster.chip.peak_fp8, cluster.chip.peak_bf16)
                                            : cluster.chip.peak_bf16;
   capacity_ = cluster.chip.hbm * (1.0 - job.memory_headroom);
-  weight_bytes_ = job.precision == Precision::kFp8 ? 1.0 : 2.0;
+  weight_bytes_ = WeightReadBytes(job.precision);
 }
 
 // weights: dense / (tp pp) + experts / (ep etp pp), divided by the data
 // ranks for ZeRO-3 (at most N chips in total); optimizer state sharded over
-// every data rank for ZeRO >= 1: params / N at best.
+// every data rank for ZeRO >= 1: params / N at best. Bytes per weight: the
+// GEMM's read size (one under FP8 training); optimizer state: the floor of
+// any recipe (two BF16 Adam moments), below the modelled fp32 state; the
+// gradients are left out.
 Bytes Bounds::MemoryLowerBound(const PlanSpec& p) const {
   const double tp_pp = static_cast<double>(p.tp * p.pp);
   const double ep_pp = static_cast<double>(p.ep * p.etp * p.pp);
@@ -64,7 +61,7 @@ Bytes Bounds::MemoryLowerBound(const PlanSpec& p) const {
   if (p.zero >= 3) weights = (dense_params_ + expert_params_) / chips_;
   double optimizer = (dense_params_ + expert_params_) / chips_;
   if (p.zero == 0) optimizer = dense_params_ / tp_pp + expert_params_ / ep_pp;
-  return Bytes(weights * weight_bytes_ + optimizer * kOptimizerBytesPerParam);
+  return Bytes(weights * weight_bytes_ + optimizer * kOptimizerStateFloorBytesPerParam);
 }
 
 // compute >= F_token * tokens / (N * peak), x 4/3 for full recompute (one
@@ -73,8 +70,7 @@ Bytes Bounds::MemoryLowerBound(const PlanSpec& p) const {
 Seconds Bounds::StepTimeLowerBound(const PlanSpec& p) const {
   double seconds = flops_per_token_ * tokens_ / chips_ / peak_.value();
   if (p.recompute == Recompute::kFull) seconds *= 4.0 / 3.0;
-  const bool bubble = p.schedule == Schedule::kGpipe || p.schedule == Schedule::k1F1B ||
-                      p.schedule == Schedule::kInterleaved;
+  const bool bubble = TraitsOf(p.schedule).fill_drain_bubble;
   if (bubble && p.pp > 1 && p.dp > 0 && p.mbs > 0) {
     const double mv = batch_seqs_ / static_cast<double>(p.dp * p.mbs) * static_cast<double>(p.vpp);
     if (mv > 0) seconds *= (mv + static_cast<double>(p.pp - 1)) / mv;

@@ -4,35 +4,16 @@
 // §Complexity lists the table and the reasoning).
 #include <cstdint>
 
+#include "occam/schedule_traits.h"
 #include "occam/search.h"
 
 namespace occam {
 namespace {
 
-// Pipeline schedules, simplest first: none < gpipe = 1f1b < zb-h1 <
-// interleaved < zbv < dualpipev < dualpipe (two directions, two parameter
-// copies).
-int ScheduleScore(Schedule s) {
-  switch (s) {
-    case Schedule::kNone:
-      return 0;
-    case Schedule::kGpipe:
-      return 1;
-    case Schedule::k1F1B:
-      return 1;
-    case Schedule::kZbH1:
-      return 2;
-    case Schedule::kInterleaved:
-      return 2;
-    case Schedule::kZbV:
-      return 3;
-    case Schedule::kDualPipeV:
-      return 4;
-    case Schedule::kDualPipe:
-      return 5;
-  }
-  return 5;
-}
+// Pipeline schedules, simplest first (the table's `simplicity`): none <
+// gpipe = 1f1b < zb-h1 = interleaved < zbv < dualpipev < dualpipe (two
+// directions, two parameter copies).
+int ScheduleScore(Schedule s) { return TraitsOf(s).simplicity; }
 
 int ShardingScore(const PlanSpec& p) {
   if (p.hsdp > 0) return 3;   // FSDP inside a unit plus replication across units

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <string_view>
 
+#include "occam/schedule_traits.h"
+
 namespace occam::search {
 namespace {
 
@@ -86,17 +88,18 @@ std::vector<ScheduleChoice> ScheduleChoices(int64_t pp, int64_t layers, const Jo
   if (pp == 1) {
     all.push_back({Schedule::kNone, 1});
   } else {
-    all.push_back({Schedule::kGpipe, 1});
-    all.push_back({Schedule::k1F1B, 1});
-    if (c.vpp && *c.vpp > 1) {
-      all.push_back({Schedule::kInterleaved, *c.vpp});
-    } else {
-      for (int64_t v : kInterleavedVpp) all.push_back({Schedule::kInterleaved, v});
+    // Every pipelined schedule of the table, in its order; vpp the
+    // schedule's fixed count, or each candidate where a plan may set it.
+    for (const ScheduleTraits& t : AllScheduleTraits()) {
+      if (t.schedule == Schedule::kNone || (t.even_pp && pp % 2 != 0)) continue;
+      if (t.lane_chunks > 0 || !t.plan_vpp) {
+        all.push_back({t.schedule, std::max<int64_t>(t.lane_chunks, 1)});
+      } else if (c.vpp && *c.vpp > 1) {
+        all.push_back({t.schedule, *c.vpp});
+      } else {
+        for (int64_t v : kInterleavedVpp) all.push_back({t.schedule, v});
+      }
     }
-    all.push_back({Schedule::kZbH1, 1});
-    all.push_back({Schedule::kZbV, 2});
-    if (pp % 2 == 0) all.push_back({Schedule::kDualPipe, 1});
-    all.push_back({Schedule::kDualPipeV, 2});
   }
   std::vector<ScheduleChoice> out;
   for (const auto& s : all) {
@@ -127,28 +130,15 @@ std::vector<int64_t> EpChoices(const ModelSpec& model, int64_t stage_ranks, int6
 bool A2aOverlapPossible(const Shape& shape, int zero, Recompute r) {
   if (shape.ep <= 1 || r == Recompute::kFull) return false;
   if (shape.pp == 1) return true;
-  return shape.schedule == Schedule::kInterleaved && zero < 3;
+  return TraitsOf(shape.schedule).a2a_overlap_with_pp && zero < 3;
 }
 
 // Whether `m` micro-batches per pipeline suit the shape's schedule: the
-// rules ValidatePlan applies (src/spec/validate_plan.cc ScheduleNeeds, the
-// simulator's own): interleaved m % pp == 0 (Narayanan et al. 2021
-// arXiv:2104.04473 §2.2), ZB-V m >= 2pp - 1 (Qi et al. arXiv:2405.15362),
-// DualPipe even m >= 2pp, DualPipeV m >= 2pp (deepseek-ai/DualPipe README).
-// Skipping the rest here saves building their rejection messages.
+// schedule table's rules (occam/schedule_traits.h), which ValidatePlan and
+// the simulator apply too. Skipping the rest here saves building their
+// rejection messages.
 bool MicroBatchesFit(const Shape& shape, int64_t m) {
-  switch (shape.schedule) {
-    case Schedule::kInterleaved:
-      return m % shape.pp == 0;
-    case Schedule::kZbV:
-      return m >= 2 * shape.pp - 1;
-    case Schedule::kDualPipe:
-      return m % 2 == 0 && m >= 2 * shape.pp;
-    case Schedule::kDualPipeV:
-      return m >= 2 * shape.pp;
-    default:
-      return true;
-  }
+  return MicrobatchesFit(shape.schedule, shape.pp, m);
 }
 
 }  // namespace
@@ -193,9 +183,7 @@ Result<Constraints> ParseConstraints(const SearchOptions& options) {
 bool ScheduleAllowed(Schedule s, const JobSpec& job) {
   // arXiv:2501.11873 and doc/search.md: a loss over the whole global batch
   // needs every forward pass before the first backward pass.
-  if (job.balance == BalanceMethod::kGlobalAuxLoss) {
-    return s == Schedule::kNone || s == Schedule::kGpipe;
-  }
+  if (job.balance == BalanceMethod::kGlobalAuxLoss) return !TraitsOf(s).interleaves_backward;
   return true;
 }
 

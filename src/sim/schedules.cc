@@ -7,6 +7,8 @@
 #include <deque>
 #include <string>
 
+#include "occam/schedule_traits.h"
+
 namespace occam::sim {
 namespace {
 
@@ -167,18 +169,7 @@ Program BuildZbV(int64_t p, int64_t m) {
 }  // namespace
 
 int64_t ModelChunks(Schedule schedule, int64_t p, int64_t v) {
-  switch (schedule) {
-    case Schedule::kZbV:
-    case Schedule::kDualPipeV:
-      return 2 * p;
-    case Schedule::kDualPipe:
-      return p;
-    case Schedule::kGpipe:
-    case Schedule::kInterleaved:
-      return p * v;
-    default:
-      return p;
-  }
+  return ModelChunkCount(schedule, p, v);
 }
 
 Status CheckShape(Schedule s, int64_t p, int64_t v, int64_t m) {
@@ -186,40 +177,43 @@ Status CheckShape(Schedule s, int64_t p, int64_t v, int64_t m) {
   if (p < 1) return InvalidInput("plan.pp (stages) must be >= 1 (got " + Str(p) + ")");
   if (m < 1) return InvalidInput("microbatches must be >= 1 (got " + Str(m) + ")");
   if (v < 1) return InvalidInput("plan.vpp must be >= 1 (got " + Str(v) + ")");
-  const bool v_free = s == Schedule::kGpipe || s == Schedule::kInterleaved;
-  const int64_t v_needed = (s == Schedule::kZbV || s == Schedule::kDualPipeV) ? 2 : 1;
-  if (!v_free && v != v_needed) {
+  const ScheduleTraits& t = TraitsOf(s);
+  const int64_t v_needed = t.lane_chunks;
+  if (v_needed > 0 && v != v_needed) {
     return InvalidInput("schedule " + name + " runs " + Str(v_needed) +
                         " chunk(s) per device; vpp must be " + Str(v_needed) + " (got " + Str(v) +
                         "); use --schedule interleaved or gpipe for other vpp");
   }
-  if (s == Schedule::kInterleaved && v < 2) {
-    return InvalidInput("schedule interleaved needs vpp >= 2 chunks per device (got " + Str(v) +
+  if (v_needed == 0 && v < t.min_vpp) {
+    return InvalidInput("schedule " + name + " needs vpp >= " + Str(t.min_vpp) +
+                        " chunks per device (got " + Str(v) +
                         "); use --schedule 1f1b for one chunk per device");
   }
   if (s == Schedule::kNone && p != 1) {
     return InvalidInput("schedule none needs pp = 1 (got " + Str(p) + "); pick a schedule");
   }
-  if (s == Schedule::kInterleaved && m % p != 0) {
+  if (MicrobatchesFit(s, p, m)) return Status::Ok();
+  if (s == Schedule::kInterleaved) {
     return InvalidInput(
         "schedule interleaved needs microbatches divisible by pp (got m = " + Str(m) +
         ", pp = " + Str(p) + "), as Megatron-LM requires; round m to a multiple of pp");
   }
-  if (s == Schedule::kZbV && m < 2 * p - 1) {
+  if (s == Schedule::kZbV) {
     return InvalidInput("schedule zbv needs microbatches >= 2*pp-1 = " + Str(2 * p - 1) + " (got " +
                         Str(m) + ") to fill the V; raise microbatches");
   }
-  if (s == Schedule::kDualPipe && (p % 2 != 0 || m % 2 != 0 || m < 2 * p)) {
+  if (s == Schedule::kDualPipe) {
     return InvalidInput(
         "schedule dualpipe needs an even pp, an even microbatch count and "
         "microbatches >= 2*pp (got pp = " +
         Str(p) + ", m = " + Str(m) + "), as DeepSeek's DualPipe requires");
   }
-  if (s == Schedule::kDualPipeV && m < 2 * p) {
+  if (s == Schedule::kDualPipeV) {
     return InvalidInput("schedule dualpipev needs microbatches >= 2*pp = " + Str(2 * p) + " (got " +
                         Str(m) + "), as DeepSeek's DualPipeV requires");
   }
-  return Status::Ok();
+  return InvalidInput("schedule " + name + " needs " + MicrobatchNeeds(s, p, m) +
+                      " (got m = " + Str(m) + ", pp = " + Str(p) + ")");
 }
 
 Program BuildProgram(Schedule s, int64_t p, int64_t v, int64_t m) {

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <utility>
 
+#include "occam/schedule_traits.h"
 #include "occam/spec.h"
 
 namespace occam {
@@ -146,22 +147,26 @@ Status CheckBatchAndSequence(const JobSpec& j, const PlanSpec& p) {
 }
 
 Status CheckPipeline(const ModelSpec& m, const PlanSpec& p) {
-  const bool two_chunks = p.schedule == Schedule::kZbV || p.schedule == Schedule::kDualPipeV;
+  const ScheduleTraits& t = TraitsOf(p.schedule);
+  const bool fixed_chunks = t.lane_chunks > 1;
   if ((p.pp == 1) != (p.schedule == Schedule::kNone)) {
     return FieldError("schedule", p.pp == 1 ? "pp=1 has no pipeline; use schedule=none"
                                             : "pp=" + S(p.pp) +
                                                   " needs a pipeline schedule "
                                                   "(e.g. schedule=1f1b)");
   }
-  if (two_chunks && p.vpp != 2) {
+  if (fixed_chunks && p.vpp != t.lane_chunks) {
+    return FieldError("vpp", std::string(ScheduleName(p.schedule)) + " places " +
+                                 (t.lane_chunks == 2 ? "two" : S(t.lane_chunks)) +
+                                 " chunks per rank: set vpp=" + S(t.lane_chunks) + " (got " +
+                                 S(p.vpp) + ")");
+  }
+  if (!fixed_chunks && t.plan_vpp && p.vpp < t.min_vpp) {
     return FieldError("vpp", std::string(ScheduleName(p.schedule)) +
-                                 " places two chunks per rank: set vpp=2 (got " + S(p.vpp) + ")");
+                                 " needs vpp >= " + S(t.min_vpp) + " virtual stages per rank");
   }
-  if (p.schedule == Schedule::kInterleaved && p.vpp < 2) {
-    return FieldError("vpp", "interleaved needs vpp >= 2 virtual stages per rank");
-  }
-  if (p.vpp > 1 && !two_chunks && p.schedule != Schedule::kInterleaved) {
-    return FieldError("vpp", "vpp > 1 needs schedule interleaved, zbv or dualpipev (got " +
+  if (p.vpp > 1 && !t.plan_vpp) {
+    return FieldError("vpp", "vpp > 1 needs schedule " + PlanVppScheduleNames() + " (got " +
                                  std::string(ScheduleName(p.schedule)) + ")");
   }
   if (p.pp * p.vpp > m.num_layers) {
@@ -183,34 +188,6 @@ Status CheckPipeline(const ModelSpec& m, const PlanSpec& p) {
   return Status::Ok();
 }
 
-// What `schedule` needs of the micro-batch count m on pp stages, or "" when
-// m fits. The same rules as the simulator (src/sim/schedules.cc CheckShape):
-// interleaved m % pp == 0 (Megatron-LM, arXiv:2104.04473 §2.2); ZB-V
-// m >= 2pp - 1 (Qi et al. arXiv:2405.15362); DualPipe even pp, even m and
-// m >= 2pp; DualPipeV m >= 2pp (DeepSeek DualPipe repository README).
-std::string ScheduleNeeds(Schedule s, int64_t pp, int64_t m) {
-  switch (s) {
-    case Schedule::kInterleaved:
-      if (m % pp != 0) return "a micro-batch count that is a multiple of pp=" + S(pp);
-      break;
-    case Schedule::kZbV:
-      if (m < 2 * pp - 1) return "at least 2*pp-1 = " + S(2 * pp - 1) + " micro-batches";
-      break;
-    case Schedule::kDualPipe:
-      if (pp % 2 != 0) return "an even pp (got pp=" + S(pp) + ")";
-      if (m % 2 != 0 || m < 2 * pp) {
-        return "an even micro-batch count of at least 2*pp = " + S(2 * pp);
-      }
-      break;
-    case Schedule::kDualPipeV:
-      if (m < 2 * pp) return "at least 2*pp = " + S(2 * pp) + " micro-batches";
-      break;
-    default:
-      break;
-  }
-  return "";
-}
-
 // The largest micro-batch size (a divisor of the per-replica batch) whose
 // micro-batch count fits the schedule, 0 when none does.
 int64_t FittingMbs(Schedule s, int64_t pp, int64_t per_replica) {
@@ -218,7 +195,7 @@ int64_t FittingMbs(Schedule s, int64_t pp, int64_t per_replica) {
   for (int64_t d = 1; d <= per_replica / d; ++d) {
     if (per_replica % d != 0) continue;
     for (int64_t mbs : {d, per_replica / d}) {
-      if (mbs > best && ScheduleNeeds(s, pp, per_replica / mbs).empty()) best = mbs;
+      if (mbs > best && MicrobatchesFit(s, pp, per_replica / mbs)) best = mbs;
     }
   }
   return best;
@@ -229,11 +206,11 @@ Status CheckScheduleFit(const JobSpec& j, const PlanSpec& p) {
   if (p.pp <= 1) return Status::Ok();
   const int64_t per_replica = j.global_batch_seqs / p.dp;
   const int64_t m = per_replica / p.mbs;
-  const std::string needs = ScheduleNeeds(p.schedule, p.pp, m);
+  const std::string needs = MicrobatchNeeds(p.schedule, p.pp, m);
   if (needs.empty()) return Status::Ok();
   const std::string name(ScheduleName(p.schedule));
   std::string hint;
-  if (p.schedule == Schedule::kDualPipe && p.pp % 2 != 0) {
+  if (TraitsOf(p.schedule).even_pp && p.pp % 2 != 0) {
     hint = "use an even pp or schedule=dualpipev";
   } else if (const int64_t mbs = FittingMbs(p.schedule, p.pp, per_replica); mbs > 0) {
     hint = "use mbs=" + S(mbs) + " (m = " + S(per_replica / mbs) + ") or another schedule";
@@ -284,11 +261,11 @@ Status CheckA2aOverlap(const ModelSpec& m, const PlanSpec& p) {
                       "needs expert parallelism (ep > 1): with ep=1 there is no all-to-all "
                       "to hide; set ep or drop a2a_overlap");
   }
-  if (p.schedule == Schedule::kDualPipe || p.schedule == Schedule::kDualPipeV) {
+  if (TraitsOf(p.schedule).overlaps_a2a) {
     return FieldError(f, std::string(ScheduleName(p.schedule)) +
                              " already overlaps the expert all-to-all; drop a2a_overlap");
   }
-  if (p.pp > 1 && p.schedule != Schedule::kInterleaved) {
+  if (p.pp > 1 && !TraitsOf(p.schedule).a2a_overlap_with_pp) {
     return FieldError(f,
                       "with pp > 1 it needs schedule=interleaved (Megatron-Core pairs "
                       "forward and backward on virtual stages), got " +

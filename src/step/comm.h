@@ -2,12 +2,11 @@
 // where the step layer meets the collective model (occam/collective.h).
 #pragma once
 
-#include <array>
-#include <atomic>
 #include <cstdint>
 
 #include "occam/collective.h"
 #include "occam/spec.h"
+#include "step/write_once_table.h"
 
 namespace occam::step_internal {
 
@@ -23,25 +22,20 @@ CommCost Collective(const ClusterSpec& cluster, CollectiveOp op, double bytes,
                     const PreparedGroup& group, const CollectiveOptions& options = {});
 
 // Prepared layouts (PrepareGroup) of the rank groups one StepModel meets,
-// by (size, stride), for the one cluster it costs. Thread-safe without a
-// lock: each slot is written once (claimed, filled, then published with
-// release) and never changed; readers see only published slots. A group
-// that finds no slot within a few probes, or one being written by another
-// thread, is prepared into the caller's scratch instead. Allocation-free.
+// by (size, stride), for the one cluster it costs: a WriteOnceTable
+// (thread-safe without a lock, never evicts). A group without a slot is
+// prepared into the caller's scratch instead.
 class GroupCache {
  public:
   const PreparedGroup& Get(const ClusterSpec& cluster, RankGroup group,
                            PreparedGroup& scratch) const;
 
  private:
-  static constexpr size_t kSlots = 1024;
-  static constexpr size_t kProbes = 8;
-  enum : uint32_t { kFree = 0, kWriting = 1, kReady = 2 };
-  struct Slot {
-    std::atomic<uint32_t> state{kFree};
-    PreparedGroup group;
+  struct Key {
+    int64_t size = 0, stride = 0;
+    bool operator==(const Key&) const = default;
   };
-  mutable std::array<Slot, kSlots> slots_;
+  WriteOnceTable<Key, PreparedGroup, 1024> table_;
 };
 
 // Costs of the collectives one StepModel has already costed, by (op, bytes,
@@ -57,20 +51,16 @@ class CollectiveCache {
                RankGroup group, const CollectiveOptions& options) const;
 
  private:
-  static constexpr size_t kSlots = 8192;
-  static constexpr size_t kProbes = 8;
-  enum : uint32_t { kFree = 0, kWriting = 1, kReady = 2 };
-  // One cache line: the key (sizes, strides and counts that fit in 32 bits;
-  // others are not kept) and the cost.
-  struct alignas(64) Slot {
-    std::atomic<uint32_t> state{kFree};
+  // Sizes, strides and counts that fit in 32 bits (others are not kept), so
+  // that key and cost share one cache line.
+  struct Key {
     CollectiveOp op = CollectiveOp::kAllReduce;
     CollectiveAlgorithm force = CollectiveAlgorithm::kNone;
     int32_t size = 0, stride = 0, top_k = 0, max_units = 0;
     double bytes = 0, imbalance = 0;
-    CommCost cost;
+    bool operator==(const Key&) const = default;
   };
-  mutable std::array<Slot, kSlots> slots_;
+  WriteOnceTable<Key, CommCost, 8192> table_;
 };
 
 // The groups of every parallel axis for `plan` (explicit order or default).

@@ -38,30 +38,16 @@ double StepModel::Impl::RoutedLambda(const PlanSpec& plan) const {
   const bool packable = q.ep < (int64_t{1} << 23) && q.tokens_per_rank < (int64_t{1} << kShift);
   const uint64_t key =
       (static_cast<uint64_t>(q.ep) << kShift) | static_cast<uint64_t>(q.tokens_per_rank);
-  constexpr size_t kProbes = 8;
-  const size_t home = static_cast<size_t>((key * 0x9E3779B97F4A7C15ULL) >> 54) % kLambdaSlots;
-  for (size_t i = 0; packable && i < kProbes; ++i) {
-    const size_t slot = (home + i) % kLambdaSlots;
-    const uint64_t k = lambda_keys[slot].load(std::memory_order_acquire);
-    if (k == key) return lambda_values[slot].load(std::memory_order_relaxed);
-    if (k == 0) break;
-  }
-  const std::lock_guard<std::mutex> lock(lambda_mu);
-  const Result<double> r = lambda_cache.Get(q);
-  // The query is valid for every plan that passed ValidatePlan; a failed
-  // simulation falls back to balanced routing (stated in the assumptions).
-  const double lambda = r.ok() ? *r : 1.0;
-  for (size_t i = 0; packable && i < kProbes; ++i) {
-    const size_t slot = (home + i) % kLambdaSlots;
-    const uint64_t k = lambda_keys[slot].load(std::memory_order_relaxed);
-    if (k == key) break;  // another thread kept it meanwhile
-    if (k == 0) {
-      lambda_values[slot].store(lambda, std::memory_order_relaxed);
-      lambda_keys[slot].store(key, std::memory_order_release);
-      break;
-    }
-  }
-  return lambda;
+  auto simulate = [&] {
+    const std::lock_guard<std::mutex> lock(lambda_mu);
+    const Result<double> r = lambda_cache.Get(q);
+    // The query is valid for every plan that passed ValidatePlan; a failed
+    // simulation falls back to balanced routing (stated in the assumptions).
+    return r.ok() ? *r : 1.0;
+  };
+  if (!packable) return simulate();
+  const size_t home = static_cast<size_t>((key * 0x9E3779B97F4A7C15ULL) >> 54);
+  return lambda_memo.Get(home, key, simulate);
 }
 
 }  // namespace occam

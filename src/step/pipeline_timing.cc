@@ -7,22 +7,16 @@
 #include <cmath>
 #include <cstdint>
 
+#include "occam/schedule_traits.h"
 #include "step/stages.h"
 
 namespace occam::step_internal {
 namespace {
 
-bool IsVOrDual(Schedule s) {
-  return s == Schedule::kZbV || s == Schedule::kDualPipeV || s == Schedule::kDualPipe;
-}
+bool IsVOrDual(Schedule s) { return TraitsOf(s).placement != ChunkPlacement::kLooped; }
 
-// Micro-batch counts a schedule accepts are multiples of this (sim
-// CheckShape: interleaved m mod p = 0, DualPipe / DualPipeV m even).
-int64_t MicrobatchUnit(Schedule s, int64_t p) {
-  if (s == Schedule::kInterleaved) return p;
-  if (s == Schedule::kDualPipe || s == Schedule::kDualPipeV) return 2;
-  return 1;
-}
+// Micro-batch step of the schedule's repeating pattern (occam/schedule_traits.h).
+int64_t MicrobatchUnit(Schedule s, int64_t p) { return MicrobatchPeriod(s, p); }
 
 int64_t RoundUp(int64_t x, int64_t unit) { return (x + unit - 1) / unit * unit; }
 

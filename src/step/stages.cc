@@ -5,10 +5,18 @@
 #include <algorithm>
 #include <cmath>
 
+#include "occam/schedule_traits.h"
+
 namespace occam::step_internal {
 namespace {
 
-bool IsV(Schedule s) { return s == Schedule::kZbV || s == Schedule::kDualPipeV; }
+// Chunks on one lane of a plan: the schedule's fixed count, vpp where plans
+// may set it, else 1.
+int64_t PlanLaneChunks(const PlanSpec& plan) {
+  const ScheduleTraits& t = TraitsOf(plan.schedule);
+  if (t.lane_chunks > 0) return t.lane_chunks;
+  return t.plan_vpp ? std::max<int64_t>(plan.vpp, 1) : 1;
+}
 
 int64_t ClampCount(double x, int64_t lo, int64_t hi) {
   const int64_t r = std::llround(x);
@@ -66,24 +74,20 @@ int64_t LayerSplit::Begin(int64_t c) const {
   return first_ + (c - 1) * middle_q_ + std::min(c - 1, middle_r_);
 }
 
-int64_t ModelChunks(const PlanSpec& plan) {
-  if (plan.schedule == Schedule::kDualPipe) return plan.pp;
-  if (IsV(plan.schedule)) return 2 * plan.pp;
-  if (plan.schedule == Schedule::kInterleaved) return plan.pp * std::max<int64_t>(plan.vpp, 1);
-  return plan.pp;
-}
+int64_t ModelChunks(const PlanSpec& plan) { return plan.pp * PlanLaneChunks(plan); }
 
 int64_t ChunksPerDevice(const PlanSpec& plan) {
-  if (plan.schedule == Schedule::kDualPipe || IsV(plan.schedule)) return plan.pp > 1 ? 2 : 1;
-  if (plan.schedule == Schedule::kInterleaved) return std::max<int64_t>(plan.vpp, 1);
-  return 1;
+  const ScheduleTraits& t = TraitsOf(plan.schedule);
+  if (t.placement != ChunkPlacement::kLooped && plan.pp <= 1) return 1;
+  return PlanLaneChunks(plan) * t.parameter_copies;
+}
+
+int64_t SimLaneChunks(const PlanSpec& plan) {
+  return TraitsOf(plan.schedule).parameter_copies > 1 ? 1 : ChunksPerDevice(plan);
 }
 
 int64_t ChunkOf(const PlanSpec& plan, int64_t d, int64_t k) {
-  if (k == 0) return d;
-  if (plan.schedule == Schedule::kDualPipe) return plan.pp - 1 - d;
-  if (IsV(plan.schedule)) return 2 * plan.pp - 1 - d;
-  return d + k * plan.pp;  // interleaved: chunk c on device c % p
+  return ChunkOnDevice(plan.schedule, plan.pp, d, k);
 }
 
 double InFlight(const PlanSpec& plan, int64_t d, double m, bool all_forward_first) {

@@ -37,6 +37,9 @@ class LayerSplit {
 // loss forces all-forward-then-all-backward on MoE pipelines.
 int64_t ModelChunks(const PlanSpec& plan);
 int64_t ChunksPerDevice(const PlanSpec& plan);
+// The simulator's chunks per device on one lane (DualPipe's second copy is a
+// second lane, so 1 there).
+int64_t SimLaneChunks(const PlanSpec& plan);
 // The k-th chunk of device d (k < ChunksPerDevice).
 int64_t ChunkOf(const PlanSpec& plan, int64_t d, int64_t k);
 

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <array>
 
+#include "occam/element_bytes.h"
+#include "occam/schedule_traits.h"
 #include "step/comm.h"
 #include "step/pipeline_timing.h"
 
@@ -13,14 +15,9 @@ namespace occam::step_internal {
 namespace {
 
 constexpr double kAct = kActivationBytes;
-// Adam update traffic per owned parameter: read fp32 grad, master, m, v
-// (16 B), write master, m, v (12 B) and the bf16 weight (2 B).
-constexpr double kOptimizerBytesPerParam = 30.0;
 // Megatron-Core DDP bucket: max(40M, 1M x dp) parameters
 // (distributed_data_parallel_config.py, bucket_size); the last one is exposed.
 double BucketParams(double dp) { return std::max(40e6, 1e6 * dp); }
-
-bool IsDual(Schedule s) { return s == Schedule::kDualPipe || s == Schedule::kDualPipeV; }
 
 // dp x cp as one group when the two axes are adjacent (gradients of dense
 // weights are reduced over both: Megatron-Core with context parallelism).
@@ -50,7 +47,7 @@ void InitContext(const StepModel::Impl& impl, const PlanSpec& plan, PlanContext&
   c.fsdp_expert = c.groups.edp;
   c.tokens = static_cast<double>(plan.mbs * impl.job.seq_len) / static_cast<double>(plan.cp);
   c.lambda = impl.Lambda(plan);
-  c.dual = IsDual(plan.schedule) && plan.pp > 1;
+  c.dual = TraitsOf(plan.schedule).overlaps_a2a && plan.pp > 1;
   c.a2a = plan.a2a_overlap && !c.dual;
   const int64_t m = impl.job.global_batch_seqs / std::max<int64_t>(plan.dp * plan.mbs, 1);
   c.a2a_unpaired = c.dual ? UnpairedPassFraction(plan.schedule, plan.pp, m)
@@ -142,7 +139,8 @@ DeviceResult Device(const PlanSegs& segs, const StepModel::Impl& impl, const Pla
   DeviceResult r;
   const int64_t per = ChunksPerDevice(plan);
   // DualPipe: each micro-batch crosses one of the device's two stage copies.
-  const double w = plan.schedule == Schedule::kDualPipe && per == 2 ? 0.5 : 1.0;
+  const double w =
+      per == 2 ? 1.0 / static_cast<double>(TraitsOf(plan.schedule).parameter_copies) : 1.0;
   bool first_two_have_embedding = false;
   for (int64_t k = 0; k < per; ++k) {
     const ChunkKey key = KeyOfChunk(segs, impl.work, ChunkOf(plan, d, k));
@@ -188,7 +186,8 @@ void DataParallelTail(const PlanContext& c, const DeviceResult& dev, const Devic
     if (p.hsdp > 0 && p.hsdp < c.dense_dp.size) {
       // HSDP: replicas all-reduce their gradient shard once per step.
       const RankGroup rep{c.dense_dp.size / p.hsdp, c.fsdp_dense.stride * p.hsdp};
-      put(out.dp_grad, CollectiveOp::kAllReduce, 4.0 * dev.params_dense / p.hsdp, rep, t.b + t.w);
+      put(out.dp_grad, CollectiveOp::kAllReduce, kGradBytesPerParam * dev.params_dense / p.hsdp,
+          rep, t.b + t.w);
     }
     return;
   }
@@ -200,11 +199,13 @@ void DataParallelTail(const PlanContext& c, const DeviceResult& dev, const Devic
   // each bucket in every backward); ZeRO-0/1 accumulate the full gradient and
   // reduce once per step.
   const double times = p.zero == 2 ? out.m : 1.0;
-  put(out.dp_grad, grad_op, 4.0 * dev.params_dense, c.dense_dp, t.b + t.w, times);
-  put(out.edp_grad, grad_op, 4.0 * dev.params_expert, c.groups.edp, t.b + t.w, times);
+  put(out.dp_grad, grad_op, kGradBytesPerParam * dev.params_dense, c.dense_dp, t.b + t.w, times);
+  put(out.edp_grad, grad_op, kGradBytesPerParam * dev.params_expert, c.groups.edp, t.b + t.w, times);
   if (p.zero >= 1) {
-    put(out.dp_gather, CollectiveOp::kAllGather, 2.0 * dev.params_dense, c.dense_dp, t.f);
-    put(out.edp_gather, CollectiveOp::kAllGather, 2.0 * dev.params_expert, c.groups.edp, t.f);
+    put(out.dp_gather, CollectiveOp::kAllGather, kWeightBytesPerParam * dev.params_dense,
+        c.dense_dp, t.f);
+    put(out.edp_gather, CollectiveOp::kAllGather, kWeightBytesPerParam * dev.params_expert,
+        c.groups.edp, t.f);
   }
 }
 
@@ -299,9 +300,24 @@ struct Seen {
   Held held;
 };
 
-void AllDevices(const StepModel::Impl& impl, const PlanSpec& plan, const PlanSegs& segs,
-                const PipelineTiming& sim, CoreResult& out, DeviceTimes& sum, DeviceTimes& crit,
-                double& crit_total, double& opt) {
+// What AllDevices gathers over the pipeline devices besides `out`'s fields.
+struct DeviceSweep {
+  DeviceTimes sum;         // per micro-batch times summed over devices
+  DeviceTimes crit;        // the slowest device's
+  double crit_total = -1;  // its total per micro-batch
+  double optimizer = 0;    // the slowest optimizer step, seconds
+};
+
+// Costs every pipeline device (devices with equal chunks once) and fills
+// out.crit, the data-parallel tail items and out.memory (the device with
+// the most memory).
+DeviceSweep AllDevices(const StepModel::Impl& impl, const PlanSpec& plan, const PlanSegs& segs,
+                       const PipelineTiming& sim, CoreResult& out) {
+  DeviceSweep r;
+  DeviceTimes& sum = r.sum;
+  DeviceTimes& crit = r.crit;
+  double& crit_total = r.crit_total;
+  double& opt = r.optimizer;
   const PlanContext& c = out.ctx;
   std::array<Seen, 8> seen;
   size_t n_seen = 0;
@@ -334,8 +350,8 @@ void AllDevices(const StepModel::Impl& impl, const PlanSpec& plan, const PlanSeg
                                dev.params_expert /
                                    static_cast<double>(std::max<int64_t>(c.fsdp_expert.size, 1))
                          : dev.params_dense + dev.params_expert;
-      opt = std::max(opt,
-                     MemoryBoundTime(impl.cluster.chip, kOptimizerBytesPerParam * owned).value());
+      opt = std::max(
+          opt, MemoryBoundTime(impl.cluster.chip, kAdamUpdateTrafficBytesPerParam * owned).value());
       if (keyed && n_seen < seen.size()) {
         seen[n_seen] = Seen{key, dev, t, held};
         repeat = &seen[n_seen++];
@@ -351,6 +367,7 @@ void AllDevices(const StepModel::Impl& impl, const PlanSpec& plan, const PlanSeg
       out.memory = mem;
     }
   }
+  return r;
 }
 
 }  // namespace
@@ -378,9 +395,11 @@ CoreResult RunCore(const StepModel::Impl& impl, const PlanSpec& plan, PipelineTi
     }
   }
   out.simulated = sim.ok;
-  DeviceTimes sum, crit;
-  double crit_total = -1, opt = 0;
-  AllDevices(impl, plan, segs, sim, out, sum, crit, crit_total, opt);
+  DeviceSweep devices = AllDevices(impl, plan, segs, sim, out);
+  const DeviceTimes& sum = devices.sum;
+  DeviceTimes& crit = devices.crit;
+  const double crit_total = devices.crit_total;
+  const double opt = devices.optimizer;
   out.optimizer = TailItem{opt, opt, -1};
   out.crit_period = crit_total;
   if (plan.pp > 1) {

@@ -14,6 +14,7 @@
 #include "step/comm.h"
 #include "step/layer_cost.h"
 #include "step/stages.h"
+#include "step/write_once_table.h"
 
 namespace occam {
 
@@ -30,14 +31,10 @@ struct StepModel::Impl {
   mutable std::mutex lambda_mu;
   mutable MoeImbalanceCache lambda_cache;
   // Memo of final values: a cache hit above still rebuilds the load
-  // statistics (~15 us). Open addressing on (ep, tokens per rank), sized for
-  // a search (DeepSeek-V3 on 2048 H800 asks ~160 keys). Written once per
-  // slot under lambda_mu (value, then key with release); read without the
-  // lock (key with acquire). A key that finds no free slot within a few
-  // probes is not kept.
-  static constexpr size_t kLambdaSlots = 1024;
-  mutable std::array<std::atomic<uint64_t>, kLambdaSlots> lambda_keys{};
-  mutable std::array<std::atomic<double>, kLambdaSlots> lambda_values{};
+  // statistics (~15 us). Keyed by (ep, tokens per rank) packed in 64 bits,
+  // sized for a search (DeepSeek-V3 on 2048 H800 asks ~160 keys); read
+  // without lambda_mu (step/write_once_table.h).
+  step_internal::WriteOnceTable<uint64_t, double, 1024> lambda_memo;
   // Load of the busiest EP rank over the mean: the routed imbalance, capped
   // by the job's capacity factor (tokens beyond capacity are dropped).
   double Lambda(const PlanSpec& plan) const;

@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "occam/schedule_traits.h"
 #include "step/pipeline_timing.h"
 #include "step/step_core.h"
 
@@ -127,7 +128,8 @@ StepModel::LowerBounds StepModel::LowerBoundsFor(const PlanSpec& plan) const {
   const bool all_forward_first = impl.job.balance == BalanceMethod::kGlobalAuxLoss &&
                                  impl.model.moe.has_value() && plan.pp > 1;
   const int64_t per = step_internal::ChunksPerDevice(plan);
-  const double w = plan.schedule == Schedule::kDualPipe && per == 2 ? 0.5 : 1.0;
+  const double w =
+      per == 2 ? 1.0 / static_cast<double>(TraitsOf(plan.schedule).parameter_copies) : 1.0;
   const double dense_shards = static_cast<double>(plan.dp * plan.cp);
   const double expert_shards =
       static_cast<double>(std::max<int64_t>(plan.tp * plan.cp * plan.dp / (plan.ep * plan.etp), 1));
@@ -199,7 +201,7 @@ Result<PipelineConfig> StepModel::PipelineFor(const PlanSpec& plan) const {
   // The estimate runs a global-batch aux loss's pipeline as gpipe; here the
   // simulator checks the plan's own schedule and says why it cannot run.
   config.schedule = plan.schedule;
-  config.vpp = plan.schedule == Schedule::kDualPipe ? 1 : step_internal::ChunksPerDevice(plan);
+  config.vpp = step_internal::SimLaneChunks(plan);
   return config;
 }
 
