@@ -1,7 +1,7 @@
 // occam validate, run as a user runs it: the JSON keys of doc/json-output.md
 // § validate, a user run file, skipped runs with reasons, and bad input
 // (exit status 2). No golden text: the predictions move with the cost model;
-// the accuracy gate is src/search/validate_test.cc.
+// the accuracy gate is src/validate/validate_test.cc.
 #include <gtest/gtest.h>
 
 #include <array>

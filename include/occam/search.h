@@ -17,7 +17,7 @@ namespace occam {
 // occam's own error band for comparing two layouts: the out-of-sample
 // (leave-one-source-out) median |error| of `occam validate --cv source` on
 // the bundled runs (doc/validation.md, "Out of sample"; checked against it by
-// src/search/validate_cv_test.cc). The PP verdict calls PP needed only when
+// src/validate/validate_cv_test.cc). The PP verdict calls PP needed only when
 // the best layout with PP is faster by more than this.
 inline constexpr double kPpErrorBand = 0.13;
 

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "core/thread_pool.h"
 #include "search/bounds.h"
 #include "search/enumerate.h"
 #include "search/ranking.h"
-#include "search/thread_pool.h"
 #include "search/verdict.h"
 
 namespace occam::search {

@@ -1,5 +1,5 @@
 // Metric conversions agree with each source's own published formula.
-#include "search/metrics.h"
+#include "validate/metrics.h"
 
 #include <gtest/gtest.h>
 

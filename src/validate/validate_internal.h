@@ -11,7 +11,7 @@
 #include "occam/spec.h"
 #include "occam/step.h"
 #include "occam/validate.h"
-#include "search/run_setup.h"
+#include "validate/run_setup.h"
 
 namespace occam::validate {
 

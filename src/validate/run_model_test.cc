@@ -7,8 +7,8 @@
 #include <string>
 
 #include "occam/cost.h"
-#include "search/run_setup.h"
-#include "search/run_test_util.h"
+#include "validate/run_setup.h"
+#include "validate/run_test_util.h"
 
 namespace occam::validate {
 namespace {

@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "occam/step.h"
-#include "search/metrics.h"
-#include "search/run_setup.h"
-#include "search/validate_internal.h"
+#include "validate/metrics.h"
+#include "validate/run_setup.h"
+#include "validate/validate_internal.h"
 
 namespace occam {
 namespace {

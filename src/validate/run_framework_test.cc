@@ -2,9 +2,9 @@
 // frameworks and the settings runs state in free text (run_framework.cc).
 #include <gtest/gtest.h>
 
-#include "search/run_setup.h"
-#include "search/run_test_util.h"
-#include "search/run_text.h"
+#include "validate/run_setup.h"
+#include "validate/run_test_util.h"
+#include "validate/run_text.h"
 
 namespace occam::validate {
 namespace {

@@ -57,7 +57,7 @@ int64_t InterpretSlices(const PublishedRun& run);
 
 // The model: the catalog config with the architecture `arch` states (layers,
 // hidden, heads, experts, MLA dimensions and every stated size), else one
-// built from `arch` (src/search/run_model.cc). Errors are skip reasons that
+// built from `arch` (src/validate/run_model.cc). Errors are skip reasons that
 // name the missing or inconsistent field.
 Result<ModelSpec> BuildModel(const PublishedRun& run,
                              std::vector<std::pair<std::string, std::string>>* filled);
@@ -71,7 +71,7 @@ Result<ClusterSpec> BuildCluster(const PublishedRun& run,
 void Fill(std::vector<std::pair<std::string, std::string>>* filled, std::string field,
           std::string how);
 
-// Framework settings (src/search/run_framework.cc, doc/validation.md): the
+// Framework settings (src/validate/run_framework.cc, doc/validation.md): the
 // first year 2000-2099 named in `text` as a whole word, or 0; the defaults
 // of pre-2023 frameworks for sources dated up to 2022 (attention kernel,
 // dropout, gradient-reduction overlap), recorded in `filled`; the settings a

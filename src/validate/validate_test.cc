@@ -18,7 +18,7 @@ namespace {
 // Re-based when the bundled set grew from 118 to 145 runs (27 measured MoE
 // runs of Megatron-Bridge and tpu-recipes; the 107 runs predicted before
 // keep their predictions): 5.1% / 20.3% on the old set, 6.9% / 39.4% now.
-// The out-of-sample gate is src/search/validate_cv_test.cc.
+// The out-of-sample gate is src/validate/validate_cv_test.cc.
 constexpr double kMaxMedianError = 0.070;
 constexpr double kMaxP90Error = 0.395;
 constexpr double kMaxKorthikantiMeanError = 0.0365;  // the acceptance bound

@@ -5,8 +5,8 @@
 #include <cctype>
 #include <string>
 
-#include "search/run_setup.h"
-#include "search/run_text.h"
+#include "validate/run_setup.h"
+#include "validate/run_text.h"
 
 namespace occam::validate {
 

@@ -1,6 +1,6 @@
-#include "search/thread_pool.h"
+#include "core/thread_pool.h"
 
-namespace occam::search {
+namespace occam {
 
 ThreadPool::ThreadPool(int threads) {
   if (threads <= 0) threads = static_cast<int>(std::thread::hardware_concurrency());
@@ -61,4 +61,4 @@ void ThreadPool::ParallelFor(int64_t n, const std::function<void(int64_t)>& body
   body_ = nullptr;
 }
 
-}  // namespace occam::search
+}  // namespace occam

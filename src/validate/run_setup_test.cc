@@ -1,10 +1,10 @@
 // Interpretation of published runs: keyword rules, model shapes, stated and
 // open plan fields.
-#include "search/run_setup.h"
+#include "validate/run_setup.h"
 
 #include <gtest/gtest.h>
 
-#include "search/run_test_util.h"
+#include "validate/run_test_util.h"
 
 namespace occam::validate {
 namespace {

@@ -1,11 +1,11 @@
 // Metric conversions (doc/validation.md, "Metrics and FLOP conventions").
 // Symbol legend in metrics.h.
-#include "search/metrics.h"
+#include "validate/metrics.h"
 
 #include <algorithm>
 #include <cctype>
 
-#include "search/run_text.h"
+#include "validate/run_text.h"
 
 namespace occam::validate {
 namespace {

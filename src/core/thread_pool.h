@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-namespace occam::search {
+namespace occam {
 
 class ThreadPool {
  public:
@@ -44,4 +44,4 @@ class ThreadPool {
   bool stop_ = false;                                   // guarded by mu_
 };
 
-}  // namespace occam::search
+}  // namespace occam

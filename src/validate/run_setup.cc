@@ -2,7 +2,7 @@
 // occam's inputs" and "Unstated fields"). Keyword rules read the free-text
 // fields (precision, recompute, zero, schedule); every value chosen by a
 // convention rather than read from the run is recorded in `filled`.
-#include "search/run_setup.h"
+#include "validate/run_setup.h"
 
 #include <algorithm>
 #include <cmath>

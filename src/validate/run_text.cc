@@ -1,10 +1,10 @@
 // Keyword rules for the free-text fields of published runs (precision,
 // recompute, zero, schedule, slices): doc/validation.md, "Stated plan fields".
-#include "search/run_text.h"
+#include "validate/run_text.h"
 
 #include <string>
 
-#include "search/run_setup.h"
+#include "validate/run_setup.h"
 
 namespace occam::validate {
 

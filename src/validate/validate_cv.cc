@@ -19,9 +19,9 @@
 #include <string>
 #include <vector>
 
+#include "core/thread_pool.h"
 #include "occam/validate.h"
-#include "search/thread_pool.h"
-#include "search/validate_internal.h"
+#include "validate/validate_internal.h"
 
 namespace occam {
 namespace {
@@ -65,7 +65,7 @@ std::vector<CalibrationOverride> Overrides(const std::string& family, const Cali
 // Median |error| of `runs` at point p (runs that fail to evaluate count as
 // 100% off, so a point where they fail never wins by dropping them).
 double Objective(const std::vector<PreparedRun*>& runs, const std::string& family,
-                 const CalibrationPoint& p, search::ThreadPool& pool) {
+                 const CalibrationPoint& p, ThreadPool& pool) {
   std::vector<double> err(runs.size(), 1.0);
   const std::vector<CalibrationOverride> o = Overrides(family, p);
   pool.ParallelFor(static_cast<int64_t>(runs.size()), [&](int64_t i) {
@@ -78,7 +78,7 @@ double Objective(const std::vector<PreparedRun*>& runs, const std::string& famil
 struct Fitter {
   const std::vector<PreparedRun*>& runs;
   const std::string& family;
-  search::ThreadPool& pool;
+  ThreadPool& pool;
   CalibrationPoint best;
   double best_err = 0;
 
@@ -102,7 +102,7 @@ struct Fitter {
 };
 
 FamilyFit Fit(const std::vector<PreparedRun*>& runs, const std::string& family,
-              const CalibrationPoint& prior, bool moe, search::ThreadPool& pool) {
+              const CalibrationPoint& prior, bool moe, ThreadPool& pool) {
   Fitter f{runs, family, pool, prior, 0};
   f.best_err = Objective(runs, family, prior, pool);
   const std::vector<double> eff = Efficiencies(), host = HostMs();
@@ -193,7 +193,7 @@ CrossValidationReport CrossValidateBySource(const std::vector<PublishedRun>& run
                                             const ValidateOptions& options) {
   CrossValidationReport rep;
   Prepared prep = PrepareAll(runs, options);
-  search::ThreadPool pool(options.threads);
+  ThreadPool pool(options.threads);
   // Fitted families: at least kMinFitRuns runs in the whole set (the
   // catalog's fit rule) and not a transfer; each fold refits them on its
   // training runs.

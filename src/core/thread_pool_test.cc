@@ -1,11 +1,11 @@
-#include "search/thread_pool.h"
+#include "core/thread_pool.h"
 
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <vector>
 
-namespace occam::search {
+namespace occam {
 namespace {
 
 TEST(ThreadPool, RunsEveryIndexOnceOverSeveralCalls) {
@@ -26,4 +26,4 @@ TEST(ThreadPool, ZeroMeansHardwareThreads) {
 }
 
 }  // namespace
-}  // namespace occam::search
+}  // namespace occam

@@ -1,0 +1,1 @@
+// The validation layer: see include/occam/validate.h.
