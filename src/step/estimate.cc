@@ -105,8 +105,7 @@ void AddBreakdown(Estimate& e, const StepModel::Impl& impl, const PlanSpec& plan
                                "fsdp weight gather/grad scatter"};
   const char* axes[kNumAx] = {"tp", "cp", "ep", "dp"};
   for (int a = 0; a < kNumAx; ++a) {
-    AddItem(e, cl, names[a], axes[a], r.ctx.tier[a], r.m * s.total[a],
-            r.m * (s.exp_f[a] + s.exp_b[a]));
+    AddItem(e, cl, names[a], axes[a], r.ctx.tier[a], r.m * s.total[a], r.m * s.ExposedOn(a));
   }
   AddItem(e, cl, "pipeline bubble", "", -1, r.bubble, r.bubble);
   AddItem(e, cl, "pp send/recv", "pp", r.p2p.tier, r.p2p.total, r.p2p.exposed);

@@ -224,13 +224,20 @@ void SettleApart(double core_f, double core_b, const Hide& h, double w, Seg& s) 
   Spread(w * Exposed(s.cb + s.cw, core_b, h.b[kAxCp], Sum(h.b)), h.b, Sum(h.b), s.exp_b);
 }
 
+// A paired window stretches as a whole: its exposure is shared by the
+// forward, input-gradient and weight-gradient passes in proportion to their
+// compute, so every pass keeps compute x (window / compute) and none gets
+// longer when compute gets faster (a pass-by-communication split would move
+// the weight-gradient pass's hiding onto the other two).
 void SettleJoint(double core_f, double core_b, const Hide& h, double w, Seg& s) {
-  const double hf = Sum(h.f), hb = Sum(h.b);
-  if (hf + hb <= 0) return;
-  const double e =
-      w * Exposed(s.cf + s.cb + s.cw, core_f + core_b, h.f[kAxCp] + h.b[kAxCp], hf + hb);
-  Spread(e * (hf / (hf + hb)), h.f, hf, s.exp_f);
-  Spread(e * (hb / (hf + hb)), h.b, hb, s.exp_b);
+  std::array<double, kNumAx> both{};
+  for (int a = 0; a < kNumAx; ++a) both[a] = h.f[a] + h.b[a];
+  const double all = Sum(both), compute = s.cf + s.cb + s.cw;
+  if (all <= 0 || compute <= 0) return;
+  const double e = w * Exposed(compute, core_f + core_b, both[kAxCp], all);
+  Spread(e * s.cf / compute, both, all, s.exp_f);
+  Spread(e * s.cb / compute, both, all, s.exp_b);
+  Spread(e * s.cw / compute, both, all, s.exp_w);
 }
 
 // One rule for every schedule that pairs passes (DualPipe's F&B chunks,
@@ -266,6 +273,7 @@ void Seg::Add(const Seg& o, double times) {
     total[i] += o.total[i] * times;
     exp_f[i] += o.exp_f[i] * times;
     exp_b[i] += o.exp_b[i] * times;
+    exp_w[i] += o.exp_w[i] * times;
   }
   act += o.act * times;
   act_extra += o.act_extra * times;
@@ -282,6 +290,11 @@ double Seg::ExposedF() const {
 double Seg::ExposedB() const {
   double e = 0;
   for (double x : exp_b) e += x;
+  return e;
+}
+double Seg::ExposedW() const {
+  double e = 0;
+  for (double x : exp_w) e += x;
   return e;
 }
 

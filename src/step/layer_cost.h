@@ -22,7 +22,8 @@ struct Seg {
   double cf = 0, cb = 0, cw = 0;       // compute (s): forward, input-grad (+recompute), weight-grad
   std::array<double, kNumAx> total{};  // communication time (s) per axis
   std::array<double, kNumAx> exp_f{};  // exposed part in the forward
-  std::array<double, kNumAx> exp_b{};  // exposed part in the backward
+  std::array<double, kNumAx> exp_b{};  // exposed part in the input-gradient pass
+  std::array<double, kNumAx> exp_w{};  // exposed part in the weight-gradient pass (paired windows)
   double act = 0;                      // bytes kept per micro-batch (balanced routing)
   double act_extra = 0;                // bytes of routing-imbalance headroom per micro-batch
   double act_work = 0;                 // full recompute: one block's activations rebuilt at a time
@@ -31,6 +32,9 @@ struct Seg {
   void Add(const Seg& o, double times);
   double ExposedF() const;
   double ExposedB() const;
+  double ExposedW() const;
+  // Exposed communication of axis `a` over all passes.
+  double ExposedOn(int a) const { return exp_f[a] + exp_b[a] + exp_w[a]; }
 };
 
 // Collective costs already computed for one layout: its blocks, probes and

@@ -200,7 +200,8 @@ void DataParallelTail(const PlanContext& c, const DeviceResult& dev, const Devic
   // reduce once per step.
   const double times = p.zero == 2 ? out.m : 1.0;
   put(out.dp_grad, grad_op, kGradBytesPerParam * dev.params_dense, c.dense_dp, t.b + t.w, times);
-  put(out.edp_grad, grad_op, kGradBytesPerParam * dev.params_expert, c.groups.edp, t.b + t.w, times);
+  put(out.edp_grad, grad_op, kGradBytesPerParam * dev.params_expert, c.groups.edp, t.b + t.w,
+      times);
   if (p.zero >= 1) {
     put(out.dp_gather, CollectiveOp::kAllGather, kWeightBytesPerParam * dev.params_dense,
         c.dense_dp, t.f);
@@ -254,7 +255,7 @@ MemoryBreakdown DeviceMemory(const PlanContext& c, const PlanSegs& segs, const D
 }
 
 DeviceTimes TimesOf(const Seg& s) {
-  return DeviceTimes{s.cf + s.ExposedF(), s.cb + s.ExposedB(), s.cw};
+  return DeviceTimes{s.cf + s.ExposedF(), s.cb + s.ExposedB(), s.cw + s.ExposedW()};
 }
 
 }  // namespace
@@ -420,7 +421,7 @@ CoreResult RunCore(const StepModel::Impl& impl, const PlanSpec& plan, PipelineTi
       // overlapped communication stays out of it (it would otherwise grow as
       // compute shrinks), the unhidden tp collectives stay in.
       const Seg& k = out.crit;
-      crit = DeviceTimes{k.cf + k.exp_f[kAxTp], k.cb + k.exp_b[kAxTp], k.cw};
+      crit = DeviceTimes{k.cf + k.exp_f[kAxTp], k.cb + k.exp_b[kAxTp], k.cw + k.exp_w[kAxTp]};
     }
     out.bubble = BubbleTime(plan, sum, crit, out.all_forward_first);
   }

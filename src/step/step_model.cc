@@ -189,8 +189,8 @@ Result<PipelineConfig> StepModel::PipelineFor(const PlanSpec& plan) const {
     config.microbatches = impl_->job.global_batch_seqs / (plan.dp * plan.mbs);
     const step_internal::Seg s = step_internal::ChunkSeg(segs, impl_->work, 0);
     config.chunks.push_back(ChunkCost{Seconds(s.cf + s.ExposedF()), Seconds(s.cb + s.ExposedB()),
-                                      Seconds(s.cw), Bytes(s.act + s.act_extra), Seconds(0),
-                                      Seconds(0)});
+                                      Seconds(s.cw + s.ExposedW()), Bytes(s.act + s.act_extra),
+                                      Seconds(0), Seconds(0)});
     return config;
   }
   // Chunk costs as step/pipeline_timing.h builds them (communication already
