@@ -213,13 +213,12 @@ struct PlanSpec {
   Recompute recompute = Recompute::kNone;
   Schedule schedule = Schedule::kNone;
   bool sp = true;  // sequence parallel alongside tp
-  // Expert-parallel all-to-all overlap without DualPipe (Megatron-Core
-  // "combined 1F1B", --overlap-moe-expert-parallel-comm): the forward of
-  // micro-batch i+1 runs layer by layer beside the backward of micro-batch i,
-  // so each direction's dispatch/combine hides behind the other's compute.
-  // Plan string "a2a_overlap=1"; rules in ValidatePlan, cost in
-  // doc/cost-model.md (EP all-to-all overlap without DualPipe).
-  bool a2a_overlap = false;
+  // Expert-parallel all-to-all overlap without DualPipe (EpOverlap):
+  // combined 1F1B ("a2a_overlap=1": the forward of micro-batch i+1 runs layer
+  // by layer beside the backward of micro-batch i), two-batch overlap
+  // ("a2a_overlap=tbo") or shared-expert overlap ("a2a_overlap=shared").
+  // Rules in ValidatePlan, cost in doc/cost-model.md (Expert all-to-all overlap).
+  EpOverlap a2a_overlap = EpOverlap::kNone;
   // Axis placement onto the tiers, innermost first. Empty = default rule
   // (tp, ep/cp, dp, pp: see doc/cost-model.md).
   std::vector<Axis> order;

@@ -130,8 +130,9 @@ void MaxTextShardingProblems(const Ctx& c, const PlanSpec& p, std::vector<std::s
         S(p.tp));
   }
   if (p.tp > 1 && !p.sp) out.push_back("sp=false is not expressible in MaxText");
-  if (p.a2a_overlap) {
-    out.push_back("MaxText has no combined-1F1B expert all-to-all overlap (a2a_overlap)");
+  if (p.a2a_overlap == EpOverlap::kCombined1F1B || p.a2a_overlap == EpOverlap::kSharedExpert) {
+    out.push_back("MaxText has no " + std::string(EpOverlapName(p.a2a_overlap)) +
+                  " expert all-to-all overlap (its method is tbo: use_batch_split_schedule)");
   }
   if (!p.order.empty()) {
     out.push_back(
@@ -194,6 +195,9 @@ FrameworkConfig MaxTextWrite(const Ctx& c, const PlanSpec& p) {
   t += "dtype: bfloat16\nweight_dtype: float32\n";
   if (c.job.precision == Precision::kFp8) t += "quantization: fp8\n";
   if (p.cp > 1) t += "context_parallel_strategy: ring\n";
+  if (p.a2a_overlap == EpOverlap::kTwoBatch) {
+    t += "use_batch_split_schedule: true\nbatch_split_factor: 2\n";
+  }
   if (p.pp > 1) {
     t += "num_layers_per_pipeline_stage: " + S(c.model.num_layers / p.pp) + "\n";
     t += "num_pipeline_repeats: 1\n";

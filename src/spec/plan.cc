@@ -147,7 +147,16 @@ Status ApplyField(std::string_view key, std::string_view value, PlanSpec& plan) 
     return Status::Ok();
   }
   if (key == "sp") return ParseBool(key, value, plan.sp);
-  if (key == "a2a_overlap") return ParseBool(key, value, plan.a2a_overlap);
+  if (key == "a2a_overlap") {
+    const auto o = ParseEpOverlapName(value);
+    if (!o) {
+      return FieldError(key, "'" + std::string(value) +
+                                 "' is not one of 1f1b (or 1, true), tbo, shared, none (or 0, "
+                                 "false)");
+    }
+    plan.a2a_overlap = *o;
+    return Status::Ok();
+  }
   if (key == "order") return ParseOrder(value, plan);
   if (key == "stages") return ParseStages(value, plan);
   return FieldError(key, "unknown field (known: " + std::string(kPlanFields) + ")");
@@ -201,7 +210,10 @@ std::string FormatPlan(const PlanSpec& p) {
   s += ",recompute=" + std::string(RecomputeName(p.recompute));
   s += ",schedule=" + std::string(ScheduleName(p.schedule));
   if (!p.sp) s += ",sp=false";
-  if (p.a2a_overlap) s += ",a2a_overlap=1";
+  if (p.a2a_overlap == EpOverlap::kCombined1F1B) s += ",a2a_overlap=1";
+  if (p.a2a_overlap > EpOverlap::kCombined1F1B) {
+    s += ",a2a_overlap=" + std::string(EpOverlapName(p.a2a_overlap));
+  }
   if (!p.order.empty()) {
     s += ",order=";
     for (size_t i = 0; i < p.order.size(); ++i) {

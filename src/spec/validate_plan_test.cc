@@ -204,6 +204,32 @@ TEST(ValidatePlan, A2aOverlapRules) {
   ExpectError(dense, "tp=8,dp=8,a2a_overlap=1", f + ": the model is dense");
 }
 
+// Two-batch overlap (MaxText use_batch_split_schedule) needs no pipeline
+// shape, runs with full recompute and with several MTP modules; the
+// shared-expert overlap needs a shared expert. Neither combines with
+// DualPipe, nor runs without expert parallelism.
+TEST(ValidatePlan, TwoBatchAndSharedExpertOverlapRules) {
+  const Case s = DeepSeek();
+  const std::string f = "plan field 'a2a_overlap'";
+  for (const char* m : {"tbo", "shared"}) {
+    const std::string on = std::string(",a2a_overlap=") + m;
+    EXPECT_EQ(Check(s, "tp=2,pp=1,ep=64,dp=1024" + on), "") << m;
+    EXPECT_EQ(Check(s, "tp=2,pp=1,ep=64,dp=1024,recompute=full" + on), "") << m;
+    EXPECT_EQ(Check(s, "tp=2,pp=8,ep=64,dp=128,schedule=1f1b" + on), "") << m;
+    EXPECT_EQ(Check(s, "tp=2,pp=8,vpp=2,ep=64,dp=128,zero=3,schedule=interleaved" + on), "") << m;
+    ExpectError(s, "tp=2,pp=1,ep=1,dp=1024" + on, f + ": needs expert parallelism");
+    ExpectError(s, "tp=1,pp=16,ep=64,dp=128,schedule=dualpipe" + on, f + ": dualpipe already");
+  }
+  Case mtp2 = s;
+  mtp2.model.mtp_layers = 2;
+  EXPECT_EQ(Check(mtp2, "tp=2,pp=1,ep=64,dp=1024,a2a_overlap=tbo"), "");
+  Case unshared = s;
+  unshared.model.moe->num_shared_experts = 0;
+  ExpectError(unshared, "tp=2,pp=1,ep=64,dp=1024,a2a_overlap=shared",
+              f + ": shared hides the all-to-all behind the shared expert");
+  EXPECT_EQ(Check(unshared, "tp=2,pp=1,ep=64,dp=1024,a2a_overlap=tbo"), "");
+}
+
 TEST(ValidatePlan, ProgrammaticPlansAreCheckedToo) {
   PlanSpec p;
   p.dp = 2048;

@@ -215,11 +215,23 @@ void AddAssumptions(Estimate& e, const StepModel::Impl& impl, const PlanSpec& pl
                     : "pipeline split: explicit stages list");
     a.push_back(PipelineAssumption(plan, r));
   }
-  if (r.ctx.a2a) {
+  if (r.ctx.ep_window == EpWindow::kPaired && !r.ctx.dual) {
     a.push_back(fmt::format(
         "a2a_overlap: combined 1F1B pairs each forward with a backward layer by layer; {:.3g} "
         "of the passes (warm-up/cool-down) keep their expert all-to-all exposed",
         r.ctx.a2a_unpaired));
+  }
+  if (r.ctx.ep_window == EpWindow::kHalves) {
+    a.push_back(fmt::format(
+        "a2a_overlap=tbo: each MoE layer runs its micro-batch as two halves, one half's "
+        "all-to-all beside the other half's compute (GEMMs at half the tokens); {:.3g} of it "
+        "(the first dispatch and last combine of each pass) stays exposed",
+        r.ctx.a2a_unpaired));
+  }
+  if (r.ctx.ep_window == EpWindow::kShared) {
+    a.push_back(
+        "a2a_overlap=shared: the expert all-to-all hides only behind the shared expert's "
+        "compute; the rest is exposed");
   }
   if (r.ctx.dual && impl.model.moe && plan.ep > 1) {
     a.push_back(fmt::format(

@@ -72,6 +72,14 @@ class CommMemo {
   const CollectiveCache* costs_ = nullptr;
 };
 
+// What the expert all-to-all of a block hides behind (doc/cost-model.md,
+// "Expert all-to-all overlap"): nothing; a paired pass of another
+// micro-batch (DualPipe's F&B chunks, combined 1F1B); the other half of its
+// own micro-batch (two-batch overlap); the shared expert.
+enum class EpWindow { kExposed, kPaired, kHalves, kShared };
+
+EpWindow EpWindowOf(const PlanSpec& plan, bool dual);
+
 // Everything about a plan that all blocks share.
 struct PlanContext {
   const ModelSpec* model = nullptr;
@@ -86,12 +94,11 @@ struct PlanContext {
   double tokens = 0;      // T = b*s/cp
   double lambda = 1;      // EP rank imbalance
   bool dual = false;      // DualPipe / DualPipeV overlap EP all-to-all
-  // Combined 1F1B (plan.a2a_overlap) or DualPipe: a forward and a backward
-  // pass share one window except in the fraction `a2a_unpaired` of passes
-  // (warm-up forwards, cool-down backwards) whose all-to-all stays exposed
-  // (doc/cost-model.md). DualPipe's fraction is counted from its operation
-  // list (UnpairedPassFraction), the one the simulator plays.
-  bool a2a = false;
+  EpWindow ep_window = EpWindow::kExposed;
+  // kPaired, kHalves: the share of passes whose all-to-all runs alone,
+  // exposed (warm-up forwards and cool-down backwards; a pass's first half
+  // dispatch and last half combine). DualPipe's share is counted from its
+  // operation list (UnpairedPassFraction), the one the simulator plays.
   double a2a_unpaired = 1;
   std::array<int, kNumAx> tier{-1, -1, -1, -1};
   mutable CommMemo memo;
@@ -114,6 +121,12 @@ struct PlanContext {
 // interleaved warm-up 2(p-1) + (v-1)p plus the one forward the overlap adds,
 // over the m v chunk passes; 1/m without pipeline stages. In (0, 1].
 double A2aUnpairedFraction(const PlanSpec& plan, double m);
+
+// Two-batch overlap: of the 2L dispatches and 2L combines of one pass
+// through a chunk's L MoE layers, only the last half's last combine has no
+// other half's compute beside it: a quarter of one layer's all-to-all
+// (dispatch ~ combine), 1/(4L). In (0, 1].
+double HalvesUnpairedFraction(const ModelWork& work, const PlanSpec& plan);
 
 Seg BlockSeg(const PlanContext& ctx, const BlockWork& block, bool moe);
 Seg EmbeddingSeg(const PlanContext& ctx);

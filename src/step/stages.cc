@@ -101,7 +101,7 @@ double InFlight(const PlanSpec& plan, int64_t d, double m, bool all_forward_firs
       // steady state (+1 more with a2a_overlap: combined 1F1B adds one
       // warm-up forward), each worth 1/v of the device's activations.
       const double v = static_cast<double>(std::max<int64_t>(plan.vpp, 1));
-      const double extra = plan.a2a_overlap ? 2 : 1;
+      const double extra = plan.a2a_overlap == EpOverlap::kCombined1F1B ? 2 : 1;
       return std::min(m * v, 2 * (p - dd - 1) + (v - 1) * p + extra) / v;
     }
     case Schedule::kZbV:

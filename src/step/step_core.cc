@@ -48,10 +48,15 @@ void InitContext(const StepModel::Impl& impl, const PlanSpec& plan, PlanContext&
   c.tokens = static_cast<double>(plan.mbs * impl.job.seq_len) / static_cast<double>(plan.cp);
   c.lambda = impl.Lambda(plan);
   c.dual = TraitsOf(plan.schedule).overlaps_a2a && plan.pp > 1;
-  c.a2a = plan.a2a_overlap && !c.dual;
   const int64_t m = impl.job.global_batch_seqs / std::max<int64_t>(plan.dp * plan.mbs, 1);
-  c.a2a_unpaired = c.dual ? UnpairedPassFraction(plan.schedule, plan.pp, m)
-                          : A2aUnpairedFraction(plan, static_cast<double>(m));
+  c.ep_window = EpWindowOf(plan, c.dual);
+  if (c.dual) {
+    c.a2a_unpaired = UnpairedPassFraction(plan.schedule, plan.pp, m);
+  } else if (c.ep_window == EpWindow::kPaired) {
+    c.a2a_unpaired = A2aUnpairedFraction(plan, static_cast<double>(m));
+  } else if (c.ep_window == EpWindow::kHalves) {
+    c.a2a_unpaired = HalvesUnpairedFraction(impl.work, plan);
+  }
   const double probe = c.tokens * static_cast<double>(impl.work.hidden) * kAct;
   c.tier[kAxTp] = c.Comm(CollectiveOp::kAllGather, probe, c.groups.tp).tier;
   c.tier[kAxCp] = c.CommOnce(CollectiveOp::kAllGather, probe, c.groups.cp).tier;
@@ -231,7 +236,7 @@ MemoryBreakdown DeviceMemory(const PlanContext& c, const PlanSegs& segs, const D
   double act = held.act + dev.seg.act_work;
   // Combined 1F1B: a paired layer builds the next micro-batch's activations
   // before its backward frees the previous one's (doc/cost-model.md).
-  if (c.a2a) act += segs.moe.act + segs.moe.act_extra;
+  if (c.ep_window == EpWindow::kPaired && !c.dual) act += segs.moe.act + segs.moe.act_extra;
   if (dev.has_head) act += segs.logits * (all_forward_first ? m : 1.0);
   mem.activations = Bytes(act);
   // Routing-imbalance headroom, TP all-gather buffers (2 x T h), EP
@@ -282,7 +287,7 @@ Held HeldOf(const PlanSpec& plan, const DeviceResult& dev, int64_t d, double m, 
   const double per = dev.seg.act + dev.seg.act_extra;
   // Combined 1F1B (a2a_overlap) runs one more warm-up chunk forward than
   // the simulated interleaved order (stages.cc InFlight): 1/v of the device.
-  if (plan.a2a_overlap && plan.schedule == Schedule::kInterleaved) {
+  if (plan.a2a_overlap == EpOverlap::kCombined1F1B && plan.schedule == Schedule::kInterleaved) {
     peak += per / static_cast<double>(ChunksPerDevice(plan));
   }
   const double share = per > 0 ? dev.seg.act / per : 1.0;
