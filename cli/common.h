@@ -46,6 +46,7 @@ struct JobFlags {
   bool dropout = false;
   bool no_grad_overlap = false;
   bool tp_comm_overlap = false;
+  bool no_moe_host_sync = false;
 };
 void AddJobFlags(CLI::App& cmd, JobFlags& flags);
 Result<JobSpec> BuildJob(const JobFlags& flags);

@@ -186,6 +186,13 @@ struct JobSpec {
   // behind their pass's compute except one chunk in tp. false: Megatron-LM's
   // default (forward exposed, backward partly hidden).
   bool tp_comm_overlap = false;
+  // A dropless MoE token dispatcher synchronises device and host before each
+  // forward all-to-all to learn the split sizes (Megatron-Core
+  // token_dispatcher.py, cuda_sync_point): the chip's calibrated host time
+  // (chip.moe_dispatch_host_s) per MoE layer forward, shown as its own
+  // breakdown item. false: a sync-free dispatch (static shapes, e.g. padded
+  // to capacity, under CUDA graphs).
+  bool moe_host_sync = true;
   int64_t global_batch_tokens() const { return seq_len * global_batch_seqs; }
 };
 

@@ -320,6 +320,13 @@ TEST(JobParse, ReadsAndValidates) {
   JobSpec neg;
   neg.memory_headroom = -0.1;
   EXPECT_FALSE(ValidateJob(neg, "x").ok());
+  EXPECT_TRUE(j->moe_host_sync);  // Megatron-Core's dropless dispatcher syncs by default
+  auto quiet = ParseJob("job: {seq_len: 8, global_batch_seqs: 8, moe_host_sync: false}", "j.yaml");
+  ASSERT_TRUE(quiet.ok()) << quiet.status().message();
+  EXPECT_FALSE(quiet->moe_host_sync);
+  auto odd = ParseJob("job: {seq_len: 8, global_batch_seqs: 8, moe_host_sync: 3}", "j.yaml");
+  ASSERT_FALSE(odd.ok());
+  EXPECT_NE(odd.status().message().find("job.moe_host_sync"), std::string::npos);
 }
 
 TEST(Document, NestingDepth) {

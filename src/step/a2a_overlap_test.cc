@@ -178,13 +178,11 @@ TEST(A2aOverlap, TwoBatchLeavesOnlyTheLastCombine) {
   const TimeItem flat = Ep(EstimateOf(s, "tp=2,pp=1,ep=64,dp=1024,a2a_overlap=tbo"));
   ASSERT_GT(flat.total.value(), 0);
   EXPECT_NEAR(flat.exposed.value(), flat.total.value() / (4.0 * 58), 1e-12 * flat.total.value());
-  const TimeItem pipe =
-      Ep(EstimateOf(s, "tp=2,pp=8,ep=64,dp=128,schedule=1f1b,a2a_overlap=tbo"));
+  const TimeItem pipe = Ep(EstimateOf(s, "tp=2,pp=8,ep=64,dp=128,schedule=1f1b,a2a_overlap=tbo"));
   EXPECT_NEAR(pipe.exposed.value(), pipe.total.value() / (4.0 * 58 / 8),
               1e-12 * pipe.total.value());
   // Full recompute keeps the overlap (Megatron-Core's combined-1F1B rule is not this method's).
-  const TimeItem full =
-      Ep(EstimateOf(s, "tp=2,pp=1,ep=64,dp=1024,recompute=full,a2a_overlap=tbo"));
+  const TimeItem full = Ep(EstimateOf(s, "tp=2,pp=1,ep=64,dp=1024,recompute=full,a2a_overlap=tbo"));
   EXPECT_NEAR(full.exposed.value(), full.total.value() / (4.0 * 58), 1e-12 * full.total.value());
 }
 
@@ -226,6 +224,41 @@ TEST(A2aOverlap, SharedExpertHidesOnlyBehindTheSharedExpert) {
   const TimeItem on = Ep(EstimateOf(thin, "tp=2,pp=1,ep=64,dp=1024,a2a_overlap=shared"));
   EXPECT_LE(on.exposed.value(), off.exposed.value());
   EXPECT_GT(on.exposed.value(), 0.97 * off.exposed.value());
+}
+
+TimeItem ItemOn(const Estimate& e, const std::string& axis) {
+  for (const TimeItem& t : e.breakdown) {
+    if (t.axis == axis) return t;
+  }
+  return {};
+}
+
+// The MoE dispatcher's host sync is its own breakdown item and a named job
+// option: per micro-batch one host time per MoE block forward (DeepSeek-V3:
+// 58 MoE layers + the MTP module's MoE block), all exposed without an overlap
+// method; off, the item disappears, the all-to-all is unchanged and the step
+// is shorter by exactly that time.
+TEST(MoeHostSync, IsItsOwnItemAndANamedOption) {
+  const Case s = DeepSeek();
+  const double host = s.cluster.chip.moe_dispatch_host_s;
+  ASSERT_GT(host, 0);
+  const std::string plan = "tp=2,pp=1,ep=64,dp=1024";
+  const Estimate on = EstimateOf(s, plan);
+  Case quiet = s;
+  quiet.job.moe_host_sync = false;
+  const Estimate off = EstimateOf(quiet, plan);
+  const double expected = Micro(s, 1024, 1) * 59 * host;
+  const TimeItem item = ItemOn(on, "host");
+  EXPECT_EQ(item.what, "moe dispatcher host sync");
+  EXPECT_NEAR(item.total.value(), expected, 1e-9 * expected);
+  EXPECT_NEAR(item.exposed.value(), expected, 1e-9 * expected);
+  EXPECT_EQ(ItemOn(off, "host").what, "");
+  EXPECT_DOUBLE_EQ(Ep(on).total.value(), Ep(off).total.value());
+  EXPECT_NEAR(on.step_time.value() - off.step_time.value(), expected, 1e-9 * expected);
+  // Combined 1F1B hides it with the all-to-all: the same unpaired share stays.
+  const Estimate paired = EstimateOf(SlowChip(), plan + ",a2a_overlap=1");
+  const TimeItem ph = ItemOn(paired, "host");
+  EXPECT_NEAR(ph.exposed.value(), ph.total.value() / Micro(s, 1024, 1), 1e-12 * ph.total.value());
 }
 
 }  // namespace

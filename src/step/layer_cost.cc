@@ -182,18 +182,19 @@ void AddEp(const PlanContext& c, const BlockWork& b, Seg& s, Hide& h) {
   // The dispatcher's device-to-host sync before the forward all-to-all: the
   // host time after it is exposed unless other kernels are queued (the
   // overlap methods below). The backward reuses the forward's split sizes.
-  const double host = n * c.cluster->chip.moe_dispatch_host_s;
-  const double f = disp + comb + host, bw = 2 * comb;  // backward: two BF16 all-to-alls
-  const double rec = c.plan->recompute == Recompute::kFull ? f : 0.0;
+  const double host = c.job->moe_host_sync ? n * c.cluster->chip.moe_dispatch_host_s : 0.0;
+  const double f = disp + comb, bw = 2 * comb;  // backward: two BF16 all-to-alls
+  const bool full = c.plan->recompute == Recompute::kFull;
+  const double rec = full ? f : 0.0, host_rec = full ? host : 0.0;
   s.total[kAxEp] += f + bw + rec;
-  if (c.ep_window != EpWindow::kExposed) {
-    // What it hides behind is settled by Settle, one rule per EpWindow.
-    h.f[kAxEp] += f;
-    h.b[kAxEp] += bw + rec;
-  } else {
-    s.exp_f[kAxEp] += f;
-    s.exp_b[kAxEp] += bw + rec;
-  }
+  s.total[kAxHost] += host + host_rec;
+  // What they hide behind is settled by Settle, one rule per EpWindow.
+  auto& fwd = c.ep_window != EpWindow::kExposed ? h.f : s.exp_f;
+  auto& bwd = c.ep_window != EpWindow::kExposed ? h.b : s.exp_b;
+  fwd[kAxEp] += f;
+  bwd[kAxEp] += bw + rec;
+  fwd[kAxHost] += host;
+  bwd[kAxHost] += host_rec;
 }
 
 // ZeRO-3 / FSDP: gather weights before forward and backward, reduce-scatter
@@ -270,9 +271,11 @@ void SettleJoint(double core_f, double core_b, const Hide& h, double w, Seg& s) 
 void SettleUnpaired(const PlanContext& c, double core_f, double core_b, const Hide& h, Seg& s) {
   const double u = c.a2a_unpaired;
   Hide alone = h;
-  alone.f[kAxEp] = alone.b[kAxEp] = 0;
-  s.exp_f[kAxEp] += u * h.f[kAxEp];
-  s.exp_b[kAxEp] += u * h.b[kAxEp];
+  for (int a : {kAxEp, kAxHost}) {
+    alone.f[a] = alone.b[a] = 0;
+    s.exp_f[a] += u * h.f[a];
+    s.exp_b[a] += u * h.b[a];
+  }
   SettleApart(core_f, core_b, alone, u, s);
   if (c.ep_window == EpWindow::kPaired) return SettleJoint(core_f, core_b, h, 1.0 - u, s);
   SettleApart(core_f, core_b, h, 1.0 - u, s);
@@ -282,12 +285,16 @@ void SettleUnpaired(const PlanContext& c, double core_f, double core_b, const Hi
 // all-to-all hides only behind the shared experts' matmuls of its pass; that
 // compute is then not there for the pass's other communication.
 void SettleShared(double core_f, double core_b, const Hide& h, Seg& s) {
-  const double hid_f = std::min(h.f[kAxEp], h.ep_window_f);
-  const double hid_b = std::min(h.b[kAxEp], h.ep_window_b);
-  s.exp_f[kAxEp] += h.f[kAxEp] - hid_f;
-  s.exp_b[kAxEp] += h.b[kAxEp] - hid_b;
+  // The dispatcher's host time and its all-to-all hide together, each
+  // keeping its share of what stays exposed.
+  const double ep_f = h.f[kAxEp] + h.f[kAxHost], ep_b = h.b[kAxEp] + h.b[kAxHost];
+  const double hid_f = std::min(ep_f, h.ep_window_f), hid_b = std::min(ep_b, h.ep_window_b);
   Hide rest = h;
-  rest.f[kAxEp] = rest.b[kAxEp] = 0;
+  for (int a : {kAxEp, kAxHost}) {
+    if (ep_f > 0) s.exp_f[a] += h.f[a] * (1 - hid_f / ep_f);
+    if (ep_b > 0) s.exp_b[a] += h.b[a] * (1 - hid_b / ep_b);
+    rest.f[a] = rest.b[a] = 0;
+  }
   SettleWindow(s.cf, 0, 0, hid_f, core_f, rest.f, 1.0, s);
   SettleWindow(0, s.cb, s.cw, hid_b, core_b, rest.b, 1.0, s);
 }

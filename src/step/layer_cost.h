@@ -16,7 +16,9 @@
 
 namespace occam::step_internal {
 
-enum Ax { kAxTp = 0, kAxCp, kAxEp, kAxFsdp, kNumAx };
+// kAxHost: the MoE dispatcher's host time after its device-to-host sync,
+// hidden (or not) with the expert all-to-all it precedes.
+enum Ax { kAxTp = 0, kAxCp, kAxEp, kAxFsdp, kAxHost, kNumAx };
 
 struct Seg {
   double cf = 0, cb = 0, cw = 0;       // compute (s): forward, input-grad (+recompute), weight-grad
@@ -100,7 +102,7 @@ struct PlanContext {
   // dispatch and last half combine). DualPipe's share is counted from its
   // operation list (UnpairedPassFraction), the one the simulator plays.
   double a2a_unpaired = 1;
-  std::array<int, kNumAx> tier{-1, -1, -1, -1};
+  std::array<int, kNumAx> tier{-1, -1, -1, -1, -1};
   mutable CommMemo memo;
   // Collective(*cluster, ...) through `memo`: same result, each distinct call costed once.
   CommCost Comm(CollectiveOp op, double bytes, RankGroup group,
