@@ -28,7 +28,8 @@ TEST(Plan, FormatRoundTrips) {
 
 TEST(Plan, UnevenEndsRoundTripAndAreOmittedWhenUnset) {
   const char* text =
-      "tp=1,pp=16,dp=128,ep=64,zero=1,mbs=1,schedule=1f1b,first_layers=3,last_layers=2";
+      "tp=1,pp=16,dp=128,ep=64,zero=1,mbs=1,recompute=none,schedule=1f1b,"
+      "first_layers=3,last_layers=2";
   auto plan = ParsePlan(text);
   ASSERT_TRUE(plan.ok()) << plan.status().message();
   EXPECT_EQ(plan->first_layers, 3);
