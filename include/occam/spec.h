@@ -231,6 +231,15 @@ struct PlanSpec {
   std::vector<Axis> order;
   // Explicit layers per pipeline stage (size pp*vpp); empty = default split.
   std::vector<int64_t> stage_layers;
+  // Uneven ends: decoder layers on the first and on the last pipeline rank
+  // (Megatron-LM --decoder-first-pipeline-num-layers /
+  // --decoder-last-pipeline-num-layers; torchtitan's first/last stage
+  // "less layers"), the embedding on the first and the head and loss on the
+  // last besides. The middle ranks split the rest evenly; each rank's layers
+  // split evenly over its vpp chunks. 0 = unset (the default split). Plan
+  // strings "first_layers=N,last_layers=M".
+  int64_t first_layers = 0;
+  int64_t last_layers = 0;
 
   int64_t chips() const { return tp * cp * pp * dp; }
 };

@@ -26,6 +26,19 @@ TEST(Plan, FormatRoundTrips) {
   EXPECT_EQ(FormatPlan(*plan), text);
 }
 
+TEST(Plan, UnevenEndsRoundTripAndAreOmittedWhenUnset) {
+  const char* text =
+      "tp=1,pp=16,dp=128,ep=64,zero=1,mbs=1,recompute=none,schedule=1f1b,"
+      "first_layers=3,last_layers=2";
+  auto plan = ParsePlan(text);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_EQ(plan->first_layers, 3);
+  EXPECT_EQ(plan->last_layers, 2);
+  EXPECT_EQ(FormatPlan(*plan), text);
+  EXPECT_EQ(FormatPlan(*ParsePlan("tp=1,pp=2,dp=4")).find("first_layers"), std::string::npos);
+  EXPECT_FALSE(ParsePlan("tp=1,pp=2,dp=4,first_layers=0").ok());
+}
+
 TEST(Plan, A2aOverlapIsOffByDefaultAndPrintedOnlyWhenOn) {
   auto off = ParsePlan("tp=8,dp=4,ep=4");
   ASSERT_TRUE(off.ok());

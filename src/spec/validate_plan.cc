@@ -146,6 +146,41 @@ Status CheckBatchAndSequence(const JobSpec& j, const PlanSpec& p) {
   return Status::Ok();
 }
 
+// first_layers / last_layers (Megatron-LM's uneven ends, whose rules these
+// are: megatron/core/transformer/transformer_config.py): both set, each rank's
+// count divisible by its vpp chunks, the middle ranks' share even.
+Status CheckUnevenEnds(const ModelSpec& m, const PlanSpec& p) {
+  if (p.first_layers == 0 && p.last_layers == 0) return Status::Ok();
+  const std::string field = p.first_layers == 0 ? "first_layers" : "last_layers";
+  if (p.first_layers == 0 || p.last_layers == 0) {
+    return FieldError(field, "first_layers and last_layers are set together");
+  }
+  if (p.pp < 2) return FieldError("first_layers", "needs pp >= 2 (got pp=" + S(p.pp) + ")");
+  if (!p.stage_layers.empty()) {
+    return FieldError("first_layers", "cannot be combined with stages (which lists every stage)");
+  }
+  if (TraitsOf(p.schedule).placement != ChunkPlacement::kLooped) {
+    return FieldError("first_layers", "needs a schedule with looped chunk placement (got " +
+                                          std::string(ScheduleName(p.schedule)) + ")");
+  }
+  const int64_t v = std::max<int64_t>(p.vpp, 1);
+  if (p.first_layers % v != 0 || p.last_layers % v != 0) {
+    return FieldError("first_layers", "first_layers=" + S(p.first_layers) + " and last_layers=" +
+                                          S(p.last_layers) + " must be divisible by vpp=" + S(v));
+  }
+  const int64_t middle = m.num_layers - p.first_layers - p.last_layers;
+  const int64_t ranks = p.pp - 2;
+  const bool even = ranks == 0 ? middle == 0 : middle >= ranks * v && middle % (ranks * v) == 0;
+  if (!even) {
+    return FieldError("first_layers",
+                      "the " + S(middle) + " layers left after first_layers=" + S(p.first_layers) +
+                          " and last_layers=" + S(p.last_layers) +
+                          " do not split evenly over the " + S(ranks) + " middle ranks x vpp=" +
+                          S(v) + " chunks (the model has " + S(m.num_layers) + " layers)");
+  }
+  return Status::Ok();
+}
+
 Status CheckPipeline(const ModelSpec& m, const PlanSpec& p) {
   const ScheduleTraits& t = TraitsOf(p.schedule);
   const bool fixed_chunks = t.lane_chunks > 1;
@@ -173,6 +208,7 @@ Status CheckPipeline(const ModelSpec& m, const PlanSpec& p) {
     return FieldError("pp", "pp*vpp = " + S(p.pp * p.vpp) + " stages exceed the model's " +
                                 S(m.num_layers) + " layers");
   }
+  OCCAM_RETURN_IF_ERROR(CheckUnevenEnds(m, p));
   if (p.stage_layers.empty()) return Status::Ok();
   if (static_cast<int64_t>(p.stage_layers.size()) != p.pp * p.vpp) {
     return FieldError("stages", "lists " + S(static_cast<int64_t>(p.stage_layers.size())) +

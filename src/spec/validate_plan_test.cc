@@ -170,6 +170,24 @@ TEST(ValidatePlan, StageLayers) {
   ExpectError(s, "tp=1,pp=16,ep=64,dp=128,stages=30/31", "lists 2 stages but pp*vpp = 16");
 }
 
+TEST(ValidatePlan, UnevenEnds) {
+  const Case s = DeepSeek();  // 61 layers
+  // 3 + 14 x 4 + 2 = 61 (Megatron-LM's DeepSeek-V3 split on 16 ranks).
+  EXPECT_EQ(Check(s, "tp=1,pp=16,ep=64,dp=128,first_layers=3,last_layers=2"), "");
+  ExpectError(s, "tp=1,pp=16,ep=64,dp=128,first_layers=3", "set together");
+  ExpectError(s, "tp=1,pp=16,ep=64,dp=128,first_layers=4,last_layers=2",
+              "do not split evenly over the 14 middle ranks");
+  // With interleaving each end splits over its rank's chunks.
+  ExpectError(s, "tp=1,pp=16,vpp=2,ep=64,dp=128,schedule=interleaved,first_layers=3,last_layers=2",
+              "divisible by vpp=2");
+  ExpectError(s, "tp=1,pp=16,vpp=2,ep=64,dp=128,schedule=zbv,first_layers=3,last_layers=2",
+              "looped chunk placement");
+  ExpectError(s,
+              "tp=1,pp=16,ep=64,dp=128,first_layers=3,last_layers=2,"
+              "stages=4/4/4/4/4/4/4/4/4/4/4/4/4/3/3/3",
+              "cannot be combined with stages");
+}
+
 TEST(ValidatePlan, OrderMustPlaceEveryAxis) {
   ExpectError(DeepSeek(), "tp=1,pp=16,ep=64,dp=128,order=ep/dp", "axis pp=16 is not placed");
   EXPECT_EQ(Check(DeepSeek(), "tp=1,pp=16,ep=64,dp=128,order=ep/dp/pp"), "");
