@@ -33,7 +33,7 @@ Result<TierSpec> ReadTier(const Node& n) {
   OCCAM_RETURN_IF_ERROR(
       n.CheckKeys({"name", "kind", "size", "bandwidth_gbps", "latency_us", "torus_dims",
                    "torus_wrap", "in_network_reduction", "oversubscription", "efficiency",
-                   "half_bandwidth_mb", "in_network_efficiency"}));
+                   "half_bandwidth_mb", "in_network_efficiency", "alltoall_all_peers"}));
   TierSpec t;
   OCCAM_ASSIGN_OR_RETURN(t.name, n.String("name"));
   OCCAM_ASSIGN_OR_RETURN(t.kind, ParseTierKind(n));
@@ -44,6 +44,7 @@ Result<TierSpec> ReadTier(const Node& n) {
   if (lat < 0) return n.Error("latency_us", "must be >= 0 (got " + std::to_string(lat) + ")");
   t.latency = Microseconds(lat);
   OCCAM_ASSIGN_OR_RETURN(t.in_network_reduction, n.Bool("in_network_reduction", false));
+  OCCAM_ASSIGN_OR_RETURN(t.alltoall_all_peers, n.Bool("alltoall_all_peers", false));
   OCCAM_ASSIGN_OR_RETURN(t.oversubscription, n.Number("oversubscription", 1.0));
   if (t.oversubscription < 1) {
     return n.Error("oversubscription", "must be >= 1 (1 = non-blocking; got " +

@@ -214,6 +214,7 @@ TEST(ClusterParse, ReadsTiers) {
   EXPECT_DOUBLE_EQ(c->tiers[1].oversubscription, 2.0);
   EXPECT_DOUBLE_EQ(c->tiers[1].latency.value(), 5e-6);
   EXPECT_DOUBLE_EQ(c->tiers[1].half_bandwidth_bytes.value(), 128e6);
+  EXPECT_FALSE(c->tiers[0].alltoall_all_peers);  // pairwise unless the file says so
 }
 
 std::string ClusterError(std::string text) {
@@ -225,6 +226,15 @@ std::string ClusterError(std::string text) {
 std::string Replace(std::string s, const std::string& from, const std::string& to) {
   s.replace(s.find(from), from.size(), to);
   return s;
+}
+
+TEST(ClusterParse, ReadsTheAllToAllKernel) {
+  auto c = ParseCluster(Replace(kClusterYaml, "half_bandwidth_mb: 16}",
+                                "half_bandwidth_mb: 16, alltoall_all_peers: true}"),
+                        "lab.yaml");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_TRUE(c->tiers[0].alltoall_all_peers);
+  EXPECT_FALSE(c->tiers[1].alltoall_all_peers);
 }
 
 TEST(ClusterParse, ErrorsNameTheKeyPath) {

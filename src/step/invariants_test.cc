@@ -4,8 +4,8 @@
 //
 //   - tokens/s x step time = tokens per step; MFU <= 1; HFU >= MFU; memory
 //     components >= 0 and summing to the total (EstimateViolation);
-//   - more FLOP/s or more bandwidth (HBM or any network tier) never makes a
-//     step slower;
+//   - more FLOP/s or more bandwidth (HBM or any network tier), lower latency
+//     or a larger switched fast domain never makes a step slower;
 //   - Evaluate and EvaluateQuick agree, and repeated evaluations are identical;
 //   - the simulator's makespan is at least the busiest device's work.
 #include <gtest/gtest.h>
@@ -129,6 +129,32 @@ TEST(StepInvariants, LowerLatencyNeverMakesAStepSlower) {
     for (TierSpec& t : faster.cluster.tiers) t.latency = t.latency * 0.5;
     ExpectNotSlower(c, faster, "halving every tier's latency");
   }
+}
+
+// A larger switched fast domain (tier 0 doubled while the next tier still
+// holds whole units, as `occam sweep --vary scale-up-size` grows it) never
+// makes a step slower: every group keeps its ranks, and a non-blocking switch
+// gives any subset of its unit the full per-chip rate (doc/hardware.md § 7.2),
+// so traffic only moves off slower tiers. Meshes are left out: the same
+// per-chip bandwidth over more peers means thinner pair links.
+//
+// The all-to-all is costed with every peer in flight (doc/cost-model.md §
+// 4.7): the templates' pairwise rule makes a larger domain slower for EP
+// groups that grow into it (CollectiveMonotone's known break (1)).
+TEST(StepInvariants, LargerFastDomainNeverMakesAStepSlower) {
+  int checked = 0;
+  for (RandomCase c : Cases()) {
+    for (TierSpec& t : c.cluster.tiers) t.alltoall_all_peers = true;
+    const auto& tiers = c.cluster.tiers;
+    if (tiers.size() < 2 || tiers[0].kind != TierKind::kSwitch) continue;
+    const int64_t size = tiers[0].size * 2;
+    if (size > tiers[1].size || tiers[1].size % size != 0) continue;
+    RandomCase larger = c;
+    larger.cluster.tiers[0].size = size;
+    ExpectNotSlower(c, larger, "doubling the fast domain");
+    ++checked;
+  }
+  EXPECT_GE(checked, 20);
 }
 
 // Large factors too: the issue-19 repro was a 10x FLOP/s chip (a DualPipeV
