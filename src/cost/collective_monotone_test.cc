@@ -119,14 +119,14 @@ std::optional<ClusterSpec> Doubled(const ClusterSpec& c) {
 
 // With every peer in flight (doc/cost-model.md § 4.7) a larger switched
 // domain only moves all-to-all traffic off the slower tiers, for buffers of
-// 1 MiB and more (a training micro-batch's dispatch is tens of MB). Smaller
+// 16 MiB and more (a training micro-batch's dispatch is tens of MB). Smaller
 // ones are latency-bound, and the message starts to the extra ranks of a
 // larger domain can outnumber the remote units they replace (3rd known break
 // below).
 TEST(CollectiveMonotone, LargerSwitchedDomainNeverMakesAnAllPeersAllToAllSlower) {
   int checked = 0;
   for (CollectiveCase c : Cases()) {
-    if (c.op != CollectiveOp::kAllToAll || c.bytes < 1048576) continue;
+    if (c.op != CollectiveOp::kAllToAll || c.bytes < 16777216) continue;
     for (TierSpec& t : c.cluster.tiers) t.alltoall_all_peers = true;
     const std::optional<ClusterSpec> larger = Doubled(c.cluster);
     if (!larger) continue;

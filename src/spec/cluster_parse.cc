@@ -88,7 +88,8 @@ Result<TierSpec> ReadTier(const Node& n) {
 }
 
 Result<ClusterSizing> ReadSizing(const Node& n) {
-  OCCAM_RETURN_IF_ERROR(n.CheckKeys({"rule", "max_slice", "cube", "full_axis", "shapes"}));
+  OCCAM_RETURN_IF_ERROR(
+      n.CheckKeys({"rule", "max_slice", "cube", "full_axis", "shapes", "partial_step"}));
   ClusterSizing s;
   OCCAM_ASSIGN_OR_RETURN(s.rule, n.String("rule"));
   if (s.rule != "gpu" && s.rule != "torus3d" && s.rule != "torus2d") {
@@ -97,6 +98,7 @@ Result<ClusterSizing> ReadSizing(const Node& n) {
   OCCAM_ASSIGN_OR_RETURN(s.max_slice, IntAtLeast(n, "max_slice", 1, 0));
   OCCAM_ASSIGN_OR_RETURN(s.cube, IntAtLeast(n, "cube", 1, 4));
   OCCAM_ASSIGN_OR_RETURN(s.full_axis, IntAtLeast(n, "full_axis", 1, 0));
+  OCCAM_ASSIGN_OR_RETURN(s.partial_step, IntAtLeast(n, "partial_step", 1, 0));
   if (n.Has("shapes")) {
     OCCAM_ASSIGN_OR_RETURN(const nlohmann::json* shapes, n.Array("shapes"));
     for (size_t i = 0; i < shapes->size(); ++i) {
