@@ -146,6 +146,12 @@ struct TierSpec {
   // (1 + 1/n)·S bytes each chip moves (doc/cost-model.md § 4). 0 = not
   // calibrated, in-network reduction is then not used.
   double in_network_efficiency = 0.0;
+  // All-to-all kernel on this tier (doc/cost-model.md § 4.7): false =
+  // pairwise (NCCL all-to-all, one pipeline per peer: the efficiency is taken
+  // at one peer's share); true = every peer's transfer in flight at once
+  // (DeepEP / HybridEP: efficiency at the rank's whole volume, one message
+  // start alpha per peer).
+  bool alltoall_all_peers = false;
 };
 
 struct ClusterSpec {
