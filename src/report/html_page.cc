@@ -22,7 +22,7 @@ h1 { font-size: 1.4em; } h2 { font-size: 1.15em; margin-top: 1.8em; }
 code, pre { font-family: ui-monospace, monospace; font-size: 0.9em; }
 pre.inputs { background: #f3f3f3; padding: 0.6em; white-space: pre-wrap; word-break: break-all; }
 table { border-collapse: collapse; font-size: 0.85em; margin: 0.6em 0; }
-th, td { border: 1px solid #bbb; padding: 2px 6px; text-align: left; overflow-wrap: anywhere; }
+th, td { border: 1px solid #bbb; padding: 2px 6px; text-align: left; }
 td.num { text-align: right; }
 p.caption { color: #333; font-size: 0.9em; }
 svg.chart { display: block; margin: 0.6em 0; font-size: 11px; }
@@ -33,6 +33,13 @@ svg.chart .label { font-size: 12px; }
 svg.chart .overflow { font-weight: bold; fill: #000; }
 svg.chart .lane { font-size: 9px; }
 )css";
+
+// Long layouts ("tp=2,cp=2,pp=1,...") may wrap after a comma.
+std::string BreakAfterCommas(const std::string& escaped) {
+  std::string out;
+  for (char c : escaped) out += c == ',' ? std::string(",<wbr/>") : std::string(1, c);
+  return out;
+}
 
 }  // namespace
 
@@ -53,7 +60,7 @@ std::string HtmlTable(const std::vector<std::string>& header,
   s += "</tr>\n";
   for (const auto& row : rows) {
     s += "<tr>";
-    for (const auto& cell : row) s += "<td>" + XmlEscape(cell) + "</td>";
+    for (const auto& cell : row) s += "<td>" + BreakAfterCommas(XmlEscape(cell)) + "</td>";
     s += "</tr>\n";
   }
   return s + "</table>\n";
