@@ -400,9 +400,13 @@ void RejectNonFiniteNumbers(CLI::App& app) {
   }
 }
 
-int Fail(const Status& status) {
-  std::fprintf(stderr, "occam: error: %s\n", Shorten(status.message(), kMaxMessageChars).c_str());
-  return status.code() == StatusCode::kInternal ? 1 : 2;
+Status WriteOutputFile(const std::string& path, const std::string& text, const std::string& flag) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) return InvalidInput(flag + ": cannot open '" + path + "' for writing");
+  out << text;
+  out.close();
+  if (!out) return InvalidInput(flag + ": writing '" + path + "' failed");
+  return Status::Ok();
 }
 
 }  // namespace occam::cli

@@ -6,8 +6,9 @@
 // product = devices per slice, DCN product = slices), docs/guides/
 // optimization/sharding.md (expert axis acts as FSDP outside the MoE layers;
 // pipelines are GPipe or circular only).
+#include <fmt/format.h>
+
 #include <algorithm>
-#include <charconv>
 #include <functional>
 #include <numeric>
 
@@ -16,10 +17,9 @@
 namespace occam::frameworks_internal {
 namespace {
 
+// The shortest text that reads back as `v` (fmt's "{}", as std::to_chars).
 std::string Num(double v) {
-  char buf[32];
-  auto [ptr, ec] = std::to_chars(buf, buf + sizeof buf, v);
-  std::string s(buf, ec == std::errc() ? ptr : buf);
+  std::string s = fmt::format("{}", v);
   if (s.find('.') == std::string::npos && s.find('e') == std::string::npos) s += ".0";
   return s;
 }

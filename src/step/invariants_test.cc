@@ -10,6 +10,7 @@
 //   - the simulator's makespan is at least the busiest device's work.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -63,6 +64,22 @@ TEST(StepInvariants, EveryEstimateIsFiniteAndConsistent) {
     const Result<Estimate> e = Evaluate(c);
     ASSERT_TRUE(e.ok()) << Describe(c) << ": " << e.status().message();
     EXPECT_EQ(EstimateViolation(c, *e), "") << Describe(c);
+  }
+}
+
+// memory_per_device has one entry per pipeline device, and `memory` is the
+// fullest of them (the device the estimate reports).
+TEST(StepInvariants, MemoryPerDeviceHoldsTheFullestDevice) {
+  for (const RandomCase& c : Cases()) {
+    const Result<Estimate> e = Evaluate(c);
+    ASSERT_TRUE(e.ok()) << Describe(c);
+    ASSERT_EQ(e->memory_per_device.size(), static_cast<size_t>(c.plan.pp)) << Describe(c);
+    double fullest = 0;
+    for (const MemoryBreakdown& m : e->memory_per_device) {
+      EXPECT_GT(m.weights.value(), 0) << Describe(c);
+      fullest = std::max(fullest, m.total().value());
+    }
+    EXPECT_EQ(fullest, e->memory.total().value()) << Describe(c);
   }
 }
 

@@ -318,7 +318,8 @@ struct DeviceSweep {
 // out.crit, the data-parallel tail items and out.memory (the device with
 // the most memory).
 DeviceSweep AllDevices(const StepModel::Impl& impl, const PlanSpec& plan, const PlanSegs& segs,
-                       const PipelineTiming& sim, CoreResult& out) {
+                       const PipelineTiming& sim, CoreResult& out,
+                       std::vector<MemoryBreakdown>* device_memory) {
   DeviceSweep r;
   DeviceTimes& sum = r.sum;
   DeviceTimes& crit = r.crit;
@@ -363,11 +364,15 @@ DeviceSweep AllDevices(const StepModel::Impl& impl, const PlanSpec& plan, const 
         repeat = &seen[n_seen++];
       }
     } else if (held.act <= repeat->held.act && held.extra <= repeat->held.extra) {
+      if (device_memory != nullptr) {
+        device_memory->push_back(DeviceMemory(c, segs, dev, held, out.m, out.all_forward_first));
+      }
       continue;  // no more memory than a costed copy
     } else if (held.act >= repeat->held.act && held.extra >= repeat->held.extra) {
       repeat->held = held;
     }
     const MemoryBreakdown mem = DeviceMemory(c, segs, dev, held, out.m, out.all_forward_first);
+    if (device_memory != nullptr) device_memory->push_back(mem);
     if (mem.total().value() > worst_mem) {
       worst_mem = mem.total().value();
       out.memory = mem;
@@ -378,7 +383,8 @@ DeviceSweep AllDevices(const StepModel::Impl& impl, const PlanSpec& plan, const 
 
 }  // namespace
 
-CoreResult RunCore(const StepModel::Impl& impl, const PlanSpec& plan, PipelineTimingModel model) {
+CoreResult RunCore(const StepModel::Impl& impl, const PlanSpec& plan, PipelineTimingModel model,
+                   std::vector<MemoryBreakdown>* device_memory) {
   CoreResult out;
   InitContext(impl, plan, out.ctx);
   const PlanContext& c = out.ctx;
@@ -401,7 +407,7 @@ CoreResult RunCore(const StepModel::Impl& impl, const PlanSpec& plan, PipelineTi
     }
   }
   out.simulated = sim.ok;
-  DeviceSweep devices = AllDevices(impl, plan, segs, sim, out);
+  DeviceSweep devices = AllDevices(impl, plan, segs, sim, out, device_memory);
   const DeviceTimes& sum = devices.sum;
   DeviceTimes& crit = devices.crit;
   const double crit_total = devices.crit_total;

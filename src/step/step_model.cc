@@ -175,8 +175,12 @@ StepModel::LowerBounds StepModel::LowerBoundsFor(const PlanSpec& plan) const {
 
 Result<Estimate> StepModel::Evaluate(const PlanSpec& plan) const {
   OCCAM_RETURN_IF_ERROR(step_internal::CheckPlan(*impl_, plan));
-  const CoreResult r = RunCore(*impl_, plan);
-  return step_internal::BuildEstimate(*impl_, plan, r);
+  std::vector<MemoryBreakdown> device_memory;
+  const CoreResult r =
+      RunCore(*impl_, plan, step_internal::PipelineTimingModel::kSimulated, &device_memory);
+  Estimate e = step_internal::BuildEstimate(*impl_, plan, r);
+  e.memory_per_device = std::move(device_memory);
+  return e;
 }
 
 Result<PipelineConfig> StepModel::PipelineFor(const PlanSpec& plan) const {
