@@ -54,7 +54,8 @@ int Distance(const PlanSpec& a, const PlanSpec& b) {
          (a.ep != b.ep) + (a.etp != b.etp) + (a.zero != b.zero) + (a.hsdp != b.hsdp) +
          (a.mbs != b.mbs) + (a.recompute != b.recompute) + (a.schedule != b.schedule) +
          (a.sp != b.sp) + (a.a2a_overlap != b.a2a_overlap) + (a.order != b.order) +
-         (a.stage_layers != b.stage_layers);
+         (a.stage_layers != b.stage_layers) + (a.first_layers != b.first_layers) +
+         (a.last_layers != b.last_layers);
 }
 
 template <class T>
