@@ -67,7 +67,8 @@ TEST(LayerSplit, UnevenEndsPerRankOverItsChunks) {
   even.first_layers = 2;
   even.last_layers = 2;
   const LayerSplit e(even, 64, 128, 1.0, 1.0);
-  const LayerSplit d(Pipe(64, Schedule::k1F1B), 64, 128, 1.0, 1.0);
+  const PlanSpec plain = Pipe(64, Schedule::k1F1B);  // LayerSplit keeps a pointer to its plan
+  const LayerSplit d(plain, 64, 128, 1.0, 1.0);
   int64_t most_even = 0, most_default = 0;
   for (int64_t c = 0; c < 64; ++c) {
     most_even = std::max(most_even, e.Count(c));
