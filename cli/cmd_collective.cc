@@ -26,6 +26,7 @@ struct CollectiveFlags {
   int64_t group_size = 0;
   int64_t stride = 0;
   std::string axes;  // "x,y"
+  std::string mesh;  // "linear" or "compact" (torus rank mapping)
   double imbalance = 0;
   int64_t max_nodes = 0;
   int64_t topk = 0;
@@ -149,6 +150,20 @@ Result<RankGroup> BuildGroup(const CollectiveFlags& f, const ClusterSpec& cluste
     g = RankGroup{f.group_size, f.stride > 0 ? f.stride : 1};
   }
   OCCAM_RETURN_IF_ERROR(ValidateCollectiveGroup(cluster, g, what));
+  if (!f.mesh.empty()) {
+    const auto m = ParseTorusMappingName(f.mesh);
+    if (!m) return InvalidInput("--mesh: '" + f.mesh + "' is not one of linear, compact");
+    const bool torus = !cluster.tiers.empty() && cluster.tiers[0].kind == TierKind::kTorus;
+    if (*m == TorusMapping::kCompact && !torus) {
+      return InvalidInput(
+          "--mesh compact places ranks on a torus; this cluster's innermost tier "
+          "is not one");
+    }
+    if (!f.axes.empty() && *m == TorusMapping::kCompact) {
+      return InvalidInput("--mesh compact and --axes: whole axes are a linear group; drop one");
+    }
+    g.mapping = *m;
+  }
   return g;
 }
 
@@ -251,6 +266,8 @@ void RegisterCollective(CLI::App& app, CommandOutput* output) {
   cmd->add_option("--group-size", flags->group_size, "ranks in the group");
   cmd->add_option("--stride", flags->stride, "rank distance between group members (default 1)");
   cmd->add_option("--axes", flags->axes, "whole torus axes, e.g. x,y (TPU clusters)");
+  cmd->add_option("--mesh", flags->mesh,
+                  "rank mapping on a torus: linear (x fastest, default) or compact (sub-cubes)");
   cmd->add_option("--imbalance", flags->imbalance, "all-to-all max/mean receive load (>= 1)");
   cmd->add_option("--max-nodes", flags->max_nodes,
                   "all-to-all: each token reaches at most this many fast-domain units");

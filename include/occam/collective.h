@@ -2,7 +2,9 @@
 // layer). Sources of every formula: doc/cost-model.md § Collectives.
 //
 // Ranks are numbered 0..num_chips-1; a tier-i unit is a block of
-// tiers[i].size consecutive ranks (TPU tori: x fastest, then y, then z).
+// tiers[i].size consecutive ranks. Inside a TPU torus a group's mapping says
+// where its ranks sit: linear (x fastest, then y, then z) or compact
+// (the axes' prime factors interleaved; TorusMapping in occam/kinds.h).
 // Every parallel-axis group is an arithmetic progression of ranks, so a group
 // is (size, stride); all groups of one axis run concurrently, and every rank
 // belongs to exactly one of them. Groups are aligned: a group's first rank is
@@ -50,6 +52,7 @@ std::string_view CollectiveAlgorithmName(CollectiveAlgorithm a);
 struct RankGroup {
   int64_t size = 1;
   int64_t stride = 1;
+  TorusMapping mapping = TorusMapping::kLinear;  // read on torus tiers only
 };
 
 // Clusters with more tiers than this are costed on their innermost tiers only

@@ -44,6 +44,14 @@ enum class Precision { kBf16, kFp8 };
 //                  (Megatron-Core --moe-shared-expert-overlap)
 enum class EpOverlap { kNone, kCombined1F1B, kTwoBatch, kSharedExpert };
 
+// How a layout's ranks map onto a TPU ICI torus (plan field mesh; doc/cost-model.md
+// "Mesh mapping on a torus"). kLinear: rank r sits at the mixed-radix coordinates of
+// r, x fastest, so a group fills a whole axis before it turns a corner. kCompact: the
+// prime factors of the axes are interleaved (x, y, z, x, ...), so an aligned group
+// of 2^k ranks is a compact sub-torus (EP64 a 4x4x4 cube), as a JAX device mesh can
+// place a logical axis over several physical axes (jax.experimental.mesh_utils).
+enum class TorusMapping { kLinear, kCompact };
+
 // How the attention core runs. kFlash: fused, scores recomputed in backward
 // and never written to HBM (Dao et al. 2022, arXiv:2205.14135); causal blocks
 // above the diagonal are skipped. kMaterialized: the pre-FlashAttention path
@@ -56,6 +64,8 @@ std::string_view ScheduleName(Schedule s);
 // "gpipe, afab, 1f1b, ..., dualpipev": every CLI name of a pipelined schedule.
 std::string PipelineScheduleNames();
 std::optional<Schedule> ParseScheduleName(std::string_view name);
+std::string_view TorusMappingName(TorusMapping m);
+std::optional<TorusMapping> ParseTorusMappingName(std::string_view name);
 std::string_view BalanceMethodName(BalanceMethod m);
 std::optional<BalanceMethod> ParseBalanceMethodName(std::string_view name);
 std::string_view RecomputeName(Recompute r);

@@ -232,6 +232,9 @@ struct PlanSpec {
   // ("a2a_overlap=tbo") or shared-expert overlap ("a2a_overlap=shared").
   // Rules in ValidatePlan, cost in doc/cost-model.md (Expert all-to-all overlap).
   EpOverlap a2a_overlap = EpOverlap::kNone;
+  // Rank mapping onto a TPU torus (TorusMapping; "mesh=compact"). Only a
+  // cluster whose innermost tier is a torus accepts kCompact (ValidatePlan).
+  TorusMapping mesh = TorusMapping::kLinear;
   // Axis placement onto the tiers, innermost first. Empty = default rule
   // (tp, ep/cp, dp, pp: see doc/cost-model.md).
   std::vector<Axis> order;

@@ -61,6 +61,11 @@ constexpr std::array<std::pair<std::string_view, EpOverlap>, 8> kEpOverlap = {{
     {"true", EpOverlap::kCombined1F1B},
 }};
 
+constexpr std::array<std::pair<std::string_view, TorusMapping>, 2> kTorusMapping = {{
+    {"linear", TorusMapping::kLinear},
+    {"compact", TorusMapping::kCompact},
+}};
+
 constexpr std::array<std::pair<std::string_view, AttentionImpl>, 2> kAttention = {{
     {"flash", AttentionImpl::kFlash},
     {"materialized", AttentionImpl::kMaterialized},
@@ -98,6 +103,10 @@ std::string_view PrecisionName(Precision p) { return NameOf(kPrecision, p); }
 std::optional<Precision> ParsePrecisionName(std::string_view n) { return Lookup(kPrecision, n); }
 std::string_view EpOverlapName(EpOverlap o) { return NameOf(kEpOverlap, o); }
 std::optional<EpOverlap> ParseEpOverlapName(std::string_view n) { return Lookup(kEpOverlap, n); }
+std::string_view TorusMappingName(TorusMapping m) { return NameOf(kTorusMapping, m); }
+std::optional<TorusMapping> ParseTorusMappingName(std::string_view n) {
+  return Lookup(kTorusMapping, n);
+}
 std::string_view AttentionImplName(AttentionImpl a) { return NameOf(kAttention, a); }
 std::optional<AttentionImpl> ParseAttentionImplName(std::string_view n) {
   return Lookup(kAttention, n);

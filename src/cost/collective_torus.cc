@@ -66,6 +66,88 @@ Span Decompose(const TierSpec& t, int64_t stride, int64_t count) {
   return s;
 }
 
+// The torus as mixed-radix digits: each axis's prime factors, smallest first.
+// A rank's digits, read in this order, give its coordinates. Linear order
+// takes every digit of x, then of y, ...; compact order interleaves them
+// (x, y, z, x, y, z, ...), so that aligned groups of consecutive ranks grow
+// as cubes (TorusMapping). At most 63 factors per axis.
+struct Digit {
+  int64_t radix = 1;
+  int dim = 0;
+};
+struct Digits {
+  std::array<Digit, 64 * kMaxDims> at{};
+  int count = 0;
+};
+
+Digits TorusDigits(const TierSpec& t, TorusMapping mapping) {
+  std::array<std::array<int64_t, 64>, kMaxDims> factors{};
+  std::array<int, kMaxDims> n{};
+  for (int d = 0; d < Dims(t); ++d) {
+    const auto u = static_cast<size_t>(d);
+    int64_t rest = Dim(t, d);
+    for (int64_t p = 2; p <= rest / p; ++p) {
+      while (rest % p == 0) factors[u][static_cast<size_t>(n[u]++)] = p, rest /= p;
+    }
+    if (rest > 1) factors[u][static_cast<size_t>(n[u]++)] = rest;
+  }
+  Digits out;
+  auto push = [&](int d, int i) {
+    out.at[static_cast<size_t>(out.count++)] = {
+        factors[static_cast<size_t>(d)][static_cast<size_t>(i)], d};
+  };
+  if (mapping == TorusMapping::kLinear) {
+    for (int d = 0; d < Dims(t); ++d) {
+      for (int i = 0; i < n[static_cast<size_t>(d)]; ++i) push(d, i);
+    }
+    return out;
+  }
+  for (int i = 0; i < 64; ++i) {
+    for (int d = 0; d < Dims(t); ++d) {
+      if (i < n[static_cast<size_t>(d)]) push(d, i);
+    }
+  }
+  return out;
+}
+
+// Compact order (TorusMapping::kCompact): the group's stride takes the
+// lowest digits (their product is each axis's spacing), its members the next
+// ones (their product is each axis's extent). Exact when stride and count
+// are products of leading digits (aligned power-of-two groups on
+// power-of-two axes); otherwise an approximation that keeps the count.
+Span DecomposeCompact(const TierSpec& t, int64_t stride, int64_t count) {
+  Span s;
+  s.dims = Dims(t);
+  s.extent.fill(1);
+  s.spacing.fill(1);
+  const Digits digits = TorusDigits(t, TorusMapping::kCompact);
+  int64_t step = std::max<int64_t>(stride, 1);
+  int64_t left = std::max<int64_t>(count, 1);
+  for (int i = 0; i < digits.count && left > 1; ++i) {
+    const Digit g = digits.at[static_cast<size_t>(i)];
+    const auto u = static_cast<size_t>(g.dim);
+    if (step > 1) {
+      s.spacing[u] *= static_cast<double>(g.radix);
+      step = step / g.radix + (step % g.radix != 0 ? 1 : 0);
+      continue;
+    }
+    const int64_t e = std::min(left, g.radix);
+    s.extent[u] *= static_cast<double>(e);
+    left = left / e + (left % e != 0 ? 1 : 0);
+  }
+  for (int d = 0; d < s.dims; ++d) {
+    const auto u = static_cast<size_t>(d);
+    s.ring[u] = s.extent[u] > 1 && s.extent[u] * s.spacing[u] == static_cast<double>(Dim(t, d)) &&
+                Wraps(t, d);
+  }
+  return s;
+}
+
+Span Decompose(const TierSpec& t, RankGroup group) {
+  return group.mapping == TorusMapping::kCompact ? DecomposeCompact(t, group.stride, group.size)
+                                                 : Decompose(t, group.stride, group.size);
+}
+
 double LinkRate(const TierSpec& t) { return TierRate(t) / (2.0 * Dims(t)); }
 
 double AxisRate(const Span& s, int d, double link) {
@@ -127,14 +209,23 @@ double AllToAllTime(const TierSpec& t, const Span& s, double b, double chunk) {
   return t.latency.value() * Hops(s) + slowest / Eta(t, chunk);
 }
 
-// Manhattan distance (with wraparound) to the rank `stride` away.
-double PeerHops(const TierSpec& t, int64_t stride) {
-  double hops = 0;
+// Manhattan distance (with wraparound) to the rank `stride` away: the
+// rank's digits give its coordinates.
+double PeerHops(const TierSpec& t, int64_t stride, TorusMapping mapping) {
+  const Digits digits = TorusDigits(t, mapping);
+  std::array<int64_t, kMaxDims> coord{}, place{};
+  place.fill(1);
   int64_t rest = stride;
+  for (int i = 0; i < digits.count && rest > 0; ++i) {
+    const Digit g = digits.at[static_cast<size_t>(i)];
+    const auto u = static_cast<size_t>(g.dim);
+    coord[u] += rest % g.radix * place[u];
+    place[u] *= g.radix;
+    rest /= g.radix;
+  }
+  double hops = 0;
   for (int d = 0; d < Dims(t); ++d) {
-    const int64_t dim = Dim(t, d);
-    const int64_t c = rest % dim;
-    rest /= dim;
+    const int64_t dim = Dim(t, d), c = coord[static_cast<size_t>(d)] % dim;
     hops += static_cast<double>(Wraps(t, d) ? std::min(c, dim - c) : c);
   }
   return std::max(hops, 1.0);
@@ -196,10 +287,11 @@ void Broadcast(const TorusGroup& g, double bytes, TierSum* sum) {
 }
 
 // One link and hop-by-hop latency inside the slice; the NIC across.
-void SendRecv(const TorusGroup& g, double bytes, int64_t stride, TierSum* sum) {
+void SendRecv(const TorusGroup& g, double bytes, RankGroup group, TierSum* sum) {
   const TierSpec& t = g.cluster.tiers[0];
   if (g.inside) {
-    sum->Add(0, t.latency.value() * PeerHops(t, stride) + bytes / (LinkRate(t) * Eta(t, bytes)));
+    sum->Add(0, t.latency.value() * PeerHops(t, group.stride, group.mapping) +
+                    bytes / (LinkRate(t) * Eta(t, bytes)));
     return;
   }
   const auto u = static_cast<size_t>(std::max(g.layout.top, 0));
@@ -222,8 +314,12 @@ Cost BestTorus(const ClusterSpec& cluster, CollectiveOp op, double bytes, RankGr
                CollectiveAlgorithm* algorithm) {
   const double m = layout.members[0];
   const TorusGroup g{
-      cluster, layout, Decompose(cluster.tiers[0], group.stride, static_cast<int64_t>(m)),
-      m,       m > 1,  layout.top >= 1};
+      cluster,
+      layout,
+      Decompose(cluster.tiers[0], {static_cast<int64_t>(m), group.stride, group.mapping}),
+      m,
+      m > 1,
+      layout.top >= 1};
   TierSum sum;
   switch (op) {
     case CollectiveOp::kAllReduce:
@@ -240,7 +336,7 @@ Cost BestTorus(const ClusterSpec& cluster, CollectiveOp op, double bytes, RankGr
       Broadcast(g, bytes, &sum);
       break;
     case CollectiveOp::kSendRecv:
-      SendRecv(g, bytes, group.stride, &sum);
+      SendRecv(g, bytes, group, &sum);
       break;
   }
   Cost best;

@@ -120,5 +120,68 @@ TEST(Torus, SendRecvToANeighbour) {
   EXPECT_NEAR(far.time.value(), 8 * kHop + 1e8 / kLink, 1e-12);
 }
 
+// Compact mapping (TorusMapping::kCompact): the axes' factors interleaved, so
+// an aligned group of 64 on 16^3 is a 4x4x4 cube of lines, not 16x4.
+RankGroup Compact(int64_t size, int64_t stride) {
+  return RankGroup{size, stride, TorusMapping::kCompact};
+}
+
+TEST(TorusMesh, CompactExpertGroupHalvesTheAllToAll) {
+  const ClusterSpec c = Cube16();
+  const double b = 64e6;
+  // Linear: x a ring of 16 (16 b / (8 B_link)), y a line of 4 (4 b / (4 B_link));
+  // hops 16/2 + 3.
+  const auto linear = EstimateCollective(c, CollectiveOp::kAllToAll, Bytes(b), RankGroup{64, 1});
+  EXPECT_NEAR(linear.time.value(), 11 * kHop + 2 * b / kLink, 1e-12);
+  // Compact: three lines of 4, each 4 b / (4 B_link); hops 3 * 3.
+  const auto cube = EstimateCollective(c, CollectiveOp::kAllToAll, Bytes(b), Compact(64, 1));
+  EXPECT_NEAR(cube.time.value(), 9 * kHop + b / kLink, 1e-12);
+}
+
+TEST(TorusMesh, CompactGroupKeepsTheGatherBandwidth) {
+  // Linear 16x4: one ring (2 B_link) and one line (B_link); compact 4x4x4: three
+  // lines. Both sum to 3 B_link; only the hop count differs (11 against 9).
+  const ClusterSpec c = Cube16();
+  const double s = 512e6;
+  const double bw = 63.0 / 64 * s / (3 * kLink);
+  EXPECT_NEAR(
+      EstimateCollective(c, CollectiveOp::kAllGather, Bytes(s), RankGroup{64, 1}).time.value(), bw,
+      1e-12);
+  EXPECT_NEAR(
+      EstimateCollective(c, CollectiveOp::kAllGather, Bytes(s), Compact(64, 1)).time.value(), bw,
+      1e-12);
+}
+
+TEST(TorusMesh, TheOuterGroupOfACompactLayoutIsSparser) {
+  // The 64 groups of stride 64: compact, each axis a ring of 4 ranks 4 hops apart
+  // (4 interleaved rings share a link: W = 2 B_link / 4 per axis, sum 1.5 B_link);
+  // linear, y a ring of 4 spaced 4 and z a whole ring of 16 (sum 2.5 B_link).
+  const ClusterSpec c = Cube16();
+  const double s = 512e6;
+  const auto compact = EstimateCollective(c, CollectiveOp::kAllGather, Bytes(s), Compact(64, 64));
+  EXPECT_NEAR(compact.time.value(), 63.0 / 64 * s / (1.5 * kLink), 1e-12);
+  const auto linear = EstimateCollective(c, CollectiveOp::kAllGather, Bytes(s), RankGroup{64, 64});
+  EXPECT_NEAR(linear.time.value(), 63.0 / 64 * s / (2.5 * kLink), 1e-12);
+}
+
+TEST(TorusMesh, SendRecvDistanceFollowsTheMapping) {
+  const ClusterSpec c = Cube16();
+  // Rank 8: linear x = 8 (8 hops round the ring); compact, 8 = 2^3 is x's second
+  // factor of 2, so x = 2 (2 hops).
+  const auto linear = EstimateCollective(c, CollectiveOp::kSendRecv, Bytes(1e8), RankGroup{2, 8});
+  EXPECT_NEAR(linear.time.value(), 8 * kHop + 1e8 / kLink, 1e-12);
+  const auto compact = EstimateCollective(c, CollectiveOp::kSendRecv, Bytes(1e8), Compact(2, 8));
+  EXPECT_NEAR(compact.time.value(), 2 * kHop + 1e8 / kLink, 1e-12);
+}
+
+TEST(TorusMesh, SwitchedTiersIgnoreTheMapping) {
+  const ClusterSpec c = testing::TorusCluster({16, 16, 16}, {true, true, true}, 100, 2, 6.25);
+  // Across slices (stride 4096) the group is on the data-center network only.
+  const double s = 1e9;
+  EXPECT_DOUBLE_EQ(
+      EstimateCollective(c, CollectiveOp::kAllReduce, Bytes(s), RankGroup{2, 4096}).time.value(),
+      EstimateCollective(c, CollectiveOp::kAllReduce, Bytes(s), Compact(2, 4096)).time.value());
+}
+
 }  // namespace
 }  // namespace occam

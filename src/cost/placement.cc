@@ -142,6 +142,7 @@ AxisGroups PlaceAxes(const PlanSpec& plan, const std::vector<Axis>& order) {
     g.ep = block.Group(ep, etp);
     g.edp = block.Group(edp, etp * ep);
   }
+  for (RankGroup* r : {&g.tp, &g.cp, &g.ep, &g.dp, &g.pp, &g.edp}) r->mapping = plan.mesh;
   return g;
 }
 

@@ -17,9 +17,17 @@ std::vector<std::string> CheckFramework(Framework f, const ModelSpec& model,
   const Ctx c{model, cluster, job};
   switch (f) {
     case Framework::kMegatron:
-      return fi::MegatronProblems(c, plan);
-    case Framework::kTorchtitan:
-      return fi::TorchtitanProblems(c, plan);
+    case Framework::kTorchtitan: {
+      auto out = f == Framework::kMegatron ? fi::MegatronProblems(c, plan)
+                                           : fi::TorchtitanProblems(c, plan);
+      // torch.distributed ranks follow the launcher's order; no setting maps
+      // them onto a torus.
+      if (plan.mesh == TorusMapping::kCompact) {
+        out.push_back(std::string(FrameworkName(f)) +
+                      " has no torus rank mapping: mesh=compact is not expressible");
+      }
+      return out;
+    }
     case Framework::kMaxText:
       return fi::MaxTextProblems(c, plan);
   }
@@ -53,9 +61,9 @@ int Distance(const PlanSpec& a, const PlanSpec& b) {
   return (a.tp != b.tp) + (a.cp != b.cp) + (a.pp != b.pp) + (a.vpp != b.vpp) + (a.dp != b.dp) +
          (a.ep != b.ep) + (a.etp != b.etp) + (a.zero != b.zero) + (a.hsdp != b.hsdp) +
          (a.mbs != b.mbs) + (a.recompute != b.recompute) + (a.schedule != b.schedule) +
-         (a.sp != b.sp) + (a.a2a_overlap != b.a2a_overlap) + (a.order != b.order) +
-         (a.stage_layers != b.stage_layers) + (a.first_layers != b.first_layers) +
-         (a.last_layers != b.last_layers);
+         (a.sp != b.sp) + (a.a2a_overlap != b.a2a_overlap) + (a.mesh != b.mesh) +
+         (a.order != b.order) + (a.stage_layers != b.stage_layers) +
+         (a.first_layers != b.first_layers) + (a.last_layers != b.last_layers);
 }
 
 template <class T>

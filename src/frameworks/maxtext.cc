@@ -134,6 +134,11 @@ void MaxTextShardingProblems(const Ctx& c, const PlanSpec& p, std::vector<std::s
     out.push_back("MaxText has no " + std::string(EpOverlapName(p.a2a_overlap)) +
                   " expert all-to-all overlap (its method is tbo: use_batch_split_schedule)");
   }
+  if (p.mesh == TorusMapping::kCompact) {
+    out.push_back(
+        "mesh=compact: allow_split_physical_axes lets JAX split torus axes between logical "
+        "axes, but the split it picks may differ from occam's interleaved mapping");
+  }
   if (!p.order.empty()) {
     out.push_back(
         "MaxText's ici/dcn split places axes by its mesh; occam writes its default "
@@ -195,6 +200,7 @@ FrameworkConfig MaxTextWrite(const Ctx& c, const PlanSpec& p) {
   t += "dtype: bfloat16\nweight_dtype: float32\n";
   if (c.job.precision == Precision::kFp8) t += "quantization: fp8\n";
   if (p.cp > 1) t += "context_parallel_strategy: ring\n";
+  if (p.mesh == TorusMapping::kCompact) t += "allow_split_physical_axes: true\n";
   if (p.a2a_overlap == EpOverlap::kTwoBatch) {
     t += "use_batch_split_schedule: true\nbatch_split_factor: 2\n";
   }

@@ -109,9 +109,7 @@ std::string PlanOrEmpty(const std::optional<LayoutResult>& l) {
   return l ? FormatPlan(l->plan) : "";
 }
 
-}  // namespace
-
-std::string PlacementName(const PlanSpec& p) {
+std::string AxisOrderName(const PlanSpec& p) {
   if (p.order.empty()) return "default";
   const std::vector<Axis> ep_outside = {Axis::kTp, Axis::kCp, Axis::kDp, Axis::kEp, Axis::kPp};
   const std::vector<Axis> pp_inside = {Axis::kTp, Axis::kCp, Axis::kEp, Axis::kPp, Axis::kDp};
@@ -119,6 +117,13 @@ std::string PlacementName(const PlanSpec& p) {
   if (p.order == pp_inside) return "pp-inside-dp";
   const std::string s = FormatPlan(p);
   return s.substr(s.find("order=") + 6);
+}
+
+}  // namespace
+
+std::string PlacementName(const PlanSpec& p) {
+  const std::string mesh = p.mesh == TorusMapping::kCompact ? "+compact" : "";
+  return AxisOrderName(p) + mesh;
 }
 
 std::string PlanText(const SearchResult& r, const ModelSpec& model, const ClusterSpec& cluster,

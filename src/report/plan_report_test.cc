@@ -38,6 +38,7 @@ TEST(PlanReport, PlacementNames) {
   EXPECT_EQ(PlacementName(*ParsePlan("tp=1,dp=8,order=tp/cp/dp/ep/pp")), "ep-outside-dp");
   EXPECT_EQ(PlacementName(*ParsePlan("tp=1,dp=8,order=tp/cp/ep/pp/dp")), "pp-inside-dp");
   EXPECT_EQ(PlacementName(*ParsePlan("tp=1,dp=8,order=dp/tp")), "dp/tp");
+  EXPECT_EQ(PlacementName(*ParsePlan("tp=1,dp=8,mesh=compact")), "default+compact");
 }
 
 TEST(PlanReport, JsonCarriesTheLayoutsAndTheVerdict) {

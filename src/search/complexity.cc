@@ -38,6 +38,9 @@ int LayoutComplexity(const PlanSpec& p, const ClusterSpec& cluster) {
   // Expert all-to-all overlap: a second stream and a split or paired schedule.
   if (p.a2a_overlap != EpOverlap::kNone) score += 1;
   if (!p.order.empty()) score += 1;  // non-default placement
+  // A compact torus mapping needs a custom device mesh (JAX mesh_utils with
+  // allow_split_physical_axes), not the default whole-axis assignment.
+  if (p.mesh != TorusMapping::kLinear) score += 1;
   if (!p.stage_layers.empty()) score += 1;
   return score;
 }

@@ -67,10 +67,12 @@ Status RecordField(std::string_view key, const PlanSpec& parsed, Constraints& c)
     c.a2a_overlap = parsed.a2a_overlap;
   else if (key == "order")
     c.order = parsed.order;
+  else if (key == "mesh")
+    c.mesh = parsed.mesh;
   else {
     return FixError("plan field '" + std::string(key) +
                     "' cannot be fixed in a search (fixable: tp, cp, pp, vpp, dp, ep, etp, zero, "
-                    "hsdp, mbs, recompute, schedule, sp, a2a_overlap, order)");
+                    "hsdp, mbs, recompute, schedule, sp, a2a_overlap, mesh, order)");
   }
   return Status::Ok();
 }
@@ -244,7 +246,14 @@ void EnumerateInner(const ModelSpec& model, const Shape& shape, const ClusterSpe
     }
     if (shape.pp > 1 && shape.dp > 1) orders[num_orders++] = OrderChoice::kPpInsideDp;
   }
-  for (int o = 0; o < num_orders; ++o) {
+  // Both rank mappings on a torus (ValidatePlan accepts compact nowhere else).
+  TorusMapping meshes[2] = {TorusMapping::kLinear, TorusMapping::kCompact};
+  const bool torus = !cluster.tiers.empty() && cluster.tiers.front().kind == TierKind::kTorus;
+  const int num_meshes = torus && !c.mesh ? 2 : 1;
+  if (c.mesh) meshes[0] = *c.mesh;
+  for (int mo = 0; mo < num_orders * num_meshes; ++mo) {
+    const int o = mo / num_meshes;
+    const TorusMapping mesh = meshes[mo % num_meshes];
     for (int zero = 1; zero <= 3; ++zero) {
       if (!Allows(c.zero, zero)) continue;
       const int64_t hsdp_choices[2] = {0, zero == 3 ? hsdp_unit : 0};
@@ -258,13 +267,13 @@ void EnumerateInner(const ModelSpec& model, const Shape& shape, const ClusterSpe
             for (Recompute r : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
               if (!Allows(c.recompute, r)) continue;
               if (Allows(c.a2a_overlap, EpOverlap::kNone)) {
-                out.push_back(Inner{zero, hsdp, mbs, r, orders[o], EpOverlap::kNone});
+                out.push_back(Inner{zero, hsdp, mbs, r, orders[o], EpOverlap::kNone, mesh});
               }
               EpOverlap methods[3];
               const int n = A2aOverlapChoices(model, shape, zero, r, methods);
               for (int k = 0; k < n; ++k) {
                 if (Allows(c.a2a_overlap, methods[k])) {
-                  out.push_back(Inner{zero, hsdp, mbs, r, orders[o], methods[k]});
+                  out.push_back(Inner{zero, hsdp, mbs, r, orders[o], methods[k], mesh});
                 }
               }
             }
@@ -295,6 +304,7 @@ void ApplyCandidate(const Shape& shape, const Inner& inner, const Constraints& c
   plan.recompute = inner.recompute;
   plan.sp = c.sp.value_or(true);
   plan.a2a_overlap = inner.a2a_overlap;
+  plan.mesh = inner.mesh;
   plan.stage_layers.clear();
   if (c.order) {
     plan.order = *c.order;

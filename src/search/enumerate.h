@@ -28,6 +28,7 @@ struct Constraints {
   std::optional<bool> sp;
   std::optional<EpOverlap> a2a_overlap;
   std::optional<std::vector<Axis>> order;
+  std::optional<TorusMapping> mesh;
   int64_t max_tp = 0;  // 0 = no limit
   bool no_pp = false;
 };
@@ -52,7 +53,8 @@ struct Inner {
   int64_t mbs = 1;
   Recompute recompute = Recompute::kNone;
   OrderChoice order = OrderChoice::kDefault;
-  EpOverlap a2a_overlap = EpOverlap::kNone;  // expert all-to-all overlap method
+  EpOverlap a2a_overlap = EpOverlap::kNone;   // expert all-to-all overlap method
+  TorusMapping mesh = TorusMapping::kLinear;  // rank mapping onto a torus
 };
 
 // Every shape that divides, in a fixed order.

@@ -135,6 +135,41 @@ TEST(Enumerate, A2aOverlapMethodsAreExactlyThoseValidatePlanAccepts) {
   for (const Inner& in : inners) EXPECT_EQ(in.a2a_overlap, EpOverlap::kTwoBatch);
 }
 
+// On a torus every candidate comes with both rank mappings, each accepted by
+// ValidatePlan; elsewhere only the linear one (compact is rejected there).
+TEST(Enumerate, CompactMeshExactlyWhereValidatePlanAcceptsIt) {
+  const ModelSpec m = testing::SmallMoe();
+  const JobSpec j = testing::SmallJob(128);
+  ClusterSpec torus = testing::SmallCluster(64);
+  torus.tiers = {torus.tiers[0]};
+  torus.tiers[0].kind = TierKind::kTorus;
+  torus.tiers[0].size = 64;
+  torus.tiers[0].torus_dims = {4, 4, 4};
+  torus.tiers[0].torus_wrap = {true, true, true};
+  const Constraints none;
+  std::vector<Inner> inners;
+  for (const ClusterSpec& c : {torus, testing::SmallCluster(64)}) {
+    const bool is_torus = c.tiers[0].kind == TierKind::kTorus;
+    int64_t linear = 0, compact = 0;
+    for (const Shape& s : EnumerateShapes(m, c, j, none)) {
+      EnumerateInner(m, s, c, j, none, inners);
+      for (const Inner& in : inners) {
+        (in.mesh == TorusMapping::kCompact ? compact : linear) += 1;
+        PlanSpec p, q;
+        Inner other = in;
+        other.mesh = TorusMapping::kLinear;
+        ApplyCandidate(s, other, none, p);
+        other.mesh = TorusMapping::kCompact;
+        ApplyCandidate(s, other, none, q);
+        EXPECT_EQ(ValidatePlan(m, c, j, q).ok(), is_torus && ValidatePlan(m, c, j, p).ok())
+            << FormatPlan(q);
+      }
+    }
+    EXPECT_GT(linear, 0);
+    EXPECT_EQ(compact, is_torus ? linear : 0);
+  }
+}
+
 // Micro-batch sizes whose micro-batch count a schedule cannot run are not
 // enumerated, and every size ValidatePlan accepts is.
 TEST(Enumerate, MicroBatchSizesAreExactlyThoseTheScheduleAccepts) {

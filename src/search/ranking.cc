@@ -10,17 +10,23 @@ bool RanksBefore(const Entry& a, const Entry& b) {
   return FormatPlan(a.plan) < FormatPlan(b.plan);
 }
 
+namespace {
+
+// Inserts `e` into the sorted list `v` of at most `keep` entries; equal
+// entries (the same layout offered again by a merge) are kept once.
+void KeepSorted(std::vector<Entry>& v, const Entry& e, size_t keep) {
+  if (v.size() >= keep && !RanksBefore(e, v.back())) return;
+  auto pos = std::upper_bound(v.begin(), v.end(), e, RanksBefore);
+  const bool duplicate = pos != v.begin() && !RanksBefore(*(pos - 1), e);
+  if (!duplicate) v.insert(pos, e);
+  if (v.size() > keep) v.pop_back();
+}
+
+}  // namespace
+
 void Ranking::Offer(const Entry& e) {
-  const bool full = static_cast<int64_t>(top_.size()) >= keep_top_;
-  if (!full || RanksBefore(e, top_.back())) {
-    auto pos = std::upper_bound(top_.begin(), top_.end(), e, RanksBefore);
-    // Equal entries (the same layout offered again by a merge) are kept once.
-    const bool duplicate = pos != top_.begin() && !RanksBefore(*(pos - 1), e);
-    if (!duplicate) top_.insert(pos, e);
-    if (static_cast<int64_t>(top_.size()) > keep_top_) top_.pop_back();
-  }
-  auto& best = best_[PpCategory(e.plan)];
-  if (!best || RanksBefore(e, *best)) best = e;
+  KeepSorted(top_, e, static_cast<size_t>(keep_top_));
+  KeepSorted(best_[PpCategory(e.plan)], e, kCategoryKeep);
   const auto c = static_cast<size_t>(std::max(0, e.complexity));
   if (fastest_by_complexity_.size() <= c) fastest_by_complexity_.resize(c + 1);
   auto& slot = fastest_by_complexity_[c];
@@ -29,8 +35,8 @@ void Ranking::Offer(const Entry& e) {
 
 void Ranking::Merge(const Ranking& other) {
   for (const Entry& e : other.top_) Offer(e);
-  for (const auto& b : other.best_) {
-    if (b) Offer(*b);
+  for (const auto& cat : other.best_) {
+    for (const Entry& e : cat) Offer(e);
   }
   for (const auto& s : other.fastest_by_complexity_) {
     if (s) Offer(*s);
@@ -39,11 +45,14 @@ void Ranking::Merge(const Ranking& other) {
 
 double Ranking::PruneAbove(int cat) const {
   constexpr double kInf = std::numeric_limits<double>::infinity();
-  if (top_.empty() || static_cast<int64_t>(top_.size()) < keep_top_ || !best_[cat]) return kInf;
+  if (top_.empty() || static_cast<int64_t>(top_.size()) < keep_top_ ||
+      best_[cat].size() < kCategoryKeep) {
+    return kInf;
+  }
   const double kth = top_.back().quick.step_time.value();
   const double near_best = top_.front().quick.step_time.value() * (1.0 + threshold_);
-  const double cat_best = best_[cat]->quick.step_time.value();
-  return std::max({kth, near_best, cat_best});
+  const double cat_kth = best_[cat].back().quick.step_time.value();
+  return std::max({kth, near_best, cat_kth});
 }
 
 std::optional<Entry> Ranking::Simplest() const {

@@ -39,7 +39,14 @@ class Ranking {
   double PruneAbove(int cat) const;
 
   const std::vector<Entry>& top() const { return top_; }
-  const std::optional<Entry>& best(int cat) const { return best_[cat]; }
+  std::optional<Entry> best(int cat) const {
+    return best_[cat].empty() ? std::nullopt : std::optional<Entry>(best_[cat].front());
+  }
+  // The fastest layouts of category `cat`, best first (at most
+  // kCategoryKeep): the second pass falls back on them when the best no
+  // longer fits under the simulated pipeline.
+  const std::vector<Entry>& category(int cat) const { return best_[cat]; }
+  static constexpr size_t kCategoryKeep = 4;
   // Lowest complexity among layouts within the threshold of the best (ties:
   // faster); nullopt when nothing was offered.
   std::optional<Entry> Simplest() const;
@@ -47,8 +54,8 @@ class Ranking {
  private:
   int64_t keep_top_;
   double threshold_;
-  std::vector<Entry> top_;  // sorted by RanksBefore, at most keep_top_
-  std::optional<Entry> best_[2];
+  std::vector<Entry> top_;      // sorted by RanksBefore, at most keep_top_
+  std::vector<Entry> best_[2];  // sorted by RanksBefore, at most kCategoryKeep
   std::vector<std::optional<Entry>> fastest_by_complexity_;
 };
 

@@ -216,17 +216,18 @@ std::string ExcludedBy(const Constraints& c, bool pipeline) {
 }
 
 // Layouts the ranking pass keeps for the second pass: at least this many
-// besides each PP category's best and the simplest.
+// besides each PP category's fastest few and the simplest.
 constexpr int64_t kRefineAtLeast = 16;
 
 // Second pass (doc/cost-model.md §6 "Planner policy"): the ranking pass
 // used Quick (the pipeline's closed forms); every kept layout (the top
-// list, each PP category's best, the simplest) is evaluated again with Full
-// (the simulated pipeline), ranked again, and dropped if it no longer fits.
+// list, each PP category's fastest few, the simplest) is evaluated again
+// with Full (the simulated pipeline), ranked again, and dropped if it no
+// longer fits: a category whose best no longer fits falls back on its next.
 Result<Ranking> Refine(const Context& ctx, const Ranking& r) {
   std::vector<Entry> kept(r.top().begin(), r.top().end());
   for (int cat = 0; cat < 2; ++cat) {
-    if (r.best(cat)) kept.push_back(*r.best(cat));
+    kept.insert(kept.end(), r.category(cat).begin(), r.category(cat).end());
   }
   if (const std::optional<Entry> simplest = r.Simplest()) kept.push_back(*simplest);
   Ranking out(ctx.options.top, ctx.options.simplicity_threshold);
@@ -291,8 +292,8 @@ Result<SearchResult> Assemble(const Context& ctx, const Ranking& ranked, const T
       "pipeline: layouts ranked with the schedules' closed-form bubble and in-flight counts; the "
       "kept ones (top " +
       std::to_string(std::max(ctx.options.top, kRefineAtLeast)) +
-      ", best with and without PP, simplest) re-evaluated and re-ranked with the simulated "
-      "pipeline, whose values are shown");
+      ", the fastest 4 with and 4 without PP, simplest) re-evaluated and re-ranked with the "
+      "simulated pipeline, whose values are shown; a layout that no longer fits is dropped");
 
   return out;
 }

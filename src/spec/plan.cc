@@ -10,8 +10,8 @@ namespace occam {
 namespace {
 
 constexpr std::string_view kPlanFields =
-    "tp, cp, pp, vpp, dp, ep, etp, zero, hsdp, mbs, recompute, schedule, sp, a2a_overlap, order, "
-    "stages, first_layers, last_layers";
+    "tp, cp, pp, vpp, dp, ep, etp, zero, hsdp, mbs, recompute, schedule, sp, a2a_overlap, mesh, "
+    "order, stages, first_layers, last_layers";
 
 Status FieldError(std::string_view field, const std::string& what) {
   return InvalidInput("plan field '" + std::string(field) + "': " + what);
@@ -159,6 +159,12 @@ Status ApplyField(std::string_view key, std::string_view value, PlanSpec& plan) 
     plan.a2a_overlap = *o;
     return Status::Ok();
   }
+  if (key == "mesh") {
+    const auto m = ParseTorusMappingName(value);
+    if (!m) return FieldError(key, "'" + std::string(value) + "' is not one of linear, compact");
+    plan.mesh = *m;
+    return Status::Ok();
+  }
   if (key == "order") return ParseOrder(value, plan);
   if (key == "stages") return ParseStages(value, plan);
   return FieldError(key, "unknown field (known: " + std::string(kPlanFields) + ")");
@@ -216,6 +222,7 @@ std::string FormatPlan(const PlanSpec& p) {
   if (p.a2a_overlap > EpOverlap::kCombined1F1B) {
     s += ",a2a_overlap=" + std::string(EpOverlapName(p.a2a_overlap));
   }
+  if (p.mesh != TorusMapping::kLinear) s += ",mesh=" + std::string(TorusMappingName(p.mesh));
   if (!p.order.empty()) {
     s += ",order=";
     for (size_t i = 0; i < p.order.size(); ++i) {

@@ -39,6 +39,22 @@ TEST(Plan, UnevenEndsRoundTripAndAreOmittedWhenUnset) {
   EXPECT_FALSE(ParsePlan("tp=1,pp=2,dp=4,first_layers=0").ok());
 }
 
+TEST(Plan, MeshIsLinearByDefaultAndPrintedOnlyWhenCompact) {
+  auto linear = ParsePlan("tp=4,dp=16,mesh=linear");
+  ASSERT_TRUE(linear.ok());
+  EXPECT_EQ(linear->mesh, TorusMapping::kLinear);
+  EXPECT_EQ(FormatPlan(*linear).find("mesh"), std::string::npos);
+  auto compact = ParsePlan("tp=4,dp=16,mesh=compact");
+  ASSERT_TRUE(compact.ok());
+  EXPECT_EQ(compact->mesh, TorusMapping::kCompact);
+  const std::string text = FormatPlan(*compact);
+  EXPECT_NE(text.find(",mesh=compact"), std::string::npos) << text;
+  EXPECT_EQ(FormatPlan(*ParsePlan(text)), text);
+  auto bad = ParsePlan("tp=4,dp=16,mesh=cube");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("plan field 'mesh'"), std::string::npos);
+}
+
 TEST(Plan, A2aOverlapIsOffByDefaultAndPrintedOnlyWhenOn) {
   auto off = ParsePlan("tp=8,dp=4,ep=4");
   ASSERT_TRUE(off.ok());

@@ -68,6 +68,16 @@ Status CheckChips(const ClusterSpec& cluster, const PlanSpec& p) {
   return FieldError("dp", "tp*cp*pp*dp = " + S(p.chips()) + "; " + hint);
 }
 
+// A compact mapping places ranks on a torus; other fabrics have no
+// coordinates to map (a switch tier reaches every member alike).
+Status CheckMesh(const ClusterSpec& cluster, const PlanSpec& p) {
+  if (p.mesh == TorusMapping::kLinear) return Status::Ok();
+  if (!cluster.tiers.empty() && cluster.tiers[0].kind == TierKind::kTorus) return Status::Ok();
+  return FieldError("mesh",
+                    "compact places ranks on a torus, and this cluster's innermost tier "
+                    "is not one; drop mesh");
+}
+
 Status CheckTensorParallel(const ModelSpec& m, const PlanSpec& p) {
   const auto& a = m.attention;
   if (a.num_heads % p.tp != 0) {
@@ -362,6 +372,7 @@ Status ValidatePlan(const ModelSpec& model, const ClusterSpec& cluster, const Jo
                     const PlanSpec& plan) {
   OCCAM_RETURN_IF_ERROR(CheckDegrees(plan));
   OCCAM_RETURN_IF_ERROR(CheckChips(cluster, plan));
+  OCCAM_RETURN_IF_ERROR(CheckMesh(cluster, plan));
   OCCAM_RETURN_IF_ERROR(CheckTensorParallel(model, plan));
   OCCAM_RETURN_IF_ERROR(CheckExperts(model, plan));
   OCCAM_RETURN_IF_ERROR(CheckBatchAndSequence(job, plan));

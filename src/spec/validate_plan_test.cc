@@ -42,6 +42,15 @@ TEST(ValidatePlan, PublishedDeepSeekLayoutIsValid) {
   EXPECT_EQ(Check(DeepSeek(), "tp=1,pp=16,vpp=2,ep=64,dp=128,schedule=dualpipev"), "");
 }
 
+TEST(ValidatePlan, CompactMeshOnlyOnATorus) {
+  const std::string plan = "tp=1,pp=16,ep=64,dp=128,zero=1,mbs=1,schedule=dualpipe,mesh=compact";
+  ExpectError(DeepSeek(), plan, "plan field 'mesh'");
+  Case tpu = DeepSeek();
+  tpu.cluster = *CatalogCluster("tpu-v5p", 2048);
+  EXPECT_EQ(Check(tpu, plan), "");
+  EXPECT_EQ(Check(tpu, "tp=1,pp=16,ep=64,dp=128,schedule=dualpipe,mesh=linear"), "");
+}
+
 TEST(ValidatePlan, ChipCount) {
   ExpectError(DeepSeek(), "tp=1,pp=16,ep=64,dp=64", "plan field 'dp'");
   ExpectError(DeepSeek(), "tp=1,pp=16,ep=64,dp=64", "use dp=128");

@@ -24,8 +24,8 @@ const PreparedGroup& GroupCache::Get(const ClusterSpec& cluster, RankGroup group
                                      PreparedGroup& scratch) const {
   const uint64_t key = static_cast<uint64_t>(group.size) * 0x9E3779B97F4A7C15ULL ^
                        static_cast<uint64_t>(group.stride) * 0xC2B2AE3D27D4EB4FULL;
-  return table_.GetRef(static_cast<size_t>(key >> 40), Key{group.size, group.stride}, scratch,
-                       [&] { return PrepareGroup(cluster, group); });
+  return table_.GetRef(static_cast<size_t>(key >> 40), Key{group.size, group.stride, group.mapping},
+                       scratch, [&] { return PrepareGroup(cluster, group); });
 }
 
 CommCost CollectiveCache::Get(const ClusterSpec& cluster, const GroupCache& groups, CollectiveOp op,
@@ -48,6 +48,7 @@ CommCost CollectiveCache::Get(const ClusterSpec& cluster, const GroupCache& grou
       0xFF51AFD7ED558CCDULL;
   const Key key{op,
                 options.force,
+                group.mapping,
                 static_cast<int32_t>(group.size),
                 static_cast<int32_t>(group.stride),
                 static_cast<int32_t>(options.top_k),

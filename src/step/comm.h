@@ -33,6 +33,7 @@ class GroupCache {
  private:
   struct Key {
     int64_t size = 0, stride = 0;
+    TorusMapping mapping = TorusMapping::kLinear;
     bool operator==(const Key&) const = default;
   };
   WriteOnceTable<Key, PreparedGroup, 1024> table_;
@@ -56,6 +57,7 @@ class CollectiveCache {
   struct Key {
     CollectiveOp op = CollectiveOp::kAllReduce;
     CollectiveAlgorithm force = CollectiveAlgorithm::kNone;
+    TorusMapping mapping = TorusMapping::kLinear;
     int32_t size = 0, stride = 0, top_k = 0, max_units = 0;
     double bytes = 0, imbalance = 0;
     bool operator==(const Key&) const = default;

@@ -24,7 +24,8 @@ double BucketParams(double dp) { return std::max(40e6, 1e6 * dp); }
 RankGroup Merge(RankGroup inner, RankGroup outer) {
   if (inner.size <= 1) return outer;
   if (outer.size <= 1) return inner;
-  if (outer.stride == inner.stride * inner.size) return {inner.size * outer.size, inner.stride};
+  if (outer.stride == inner.stride * inner.size)
+    return {inner.size * outer.size, inner.stride, inner.mapping};
   return outer.size >= inner.size ? outer : inner;
 }
 
@@ -43,7 +44,7 @@ void InitContext(const StepModel::Impl& impl, const PlanSpec& plan, PlanContext&
   c.plan = &plan;
   c.groups = Groups(plan);
   c.dense_dp = Merge(c.groups.cp, c.groups.dp);
-  c.fsdp_dense = plan.hsdp > 0 ? RankGroup{plan.hsdp, c.groups.dp.stride} : c.dense_dp;
+  c.fsdp_dense = plan.hsdp > 0 ? RankGroup{plan.hsdp, c.groups.dp.stride, plan.mesh} : c.dense_dp;
   c.fsdp_expert = c.groups.edp;
   c.tokens = static_cast<double>(plan.mbs * impl.job.seq_len) / static_cast<double>(plan.cp);
   c.lambda = impl.Lambda(plan);
@@ -190,7 +191,7 @@ void DataParallelTail(const PlanContext& c, const DeviceResult& dev, const Devic
   if (p.zero >= 3) {
     if (p.hsdp > 0 && p.hsdp < c.dense_dp.size) {
       // HSDP: replicas all-reduce their gradient shard once per step.
-      const RankGroup rep{c.dense_dp.size / p.hsdp, c.fsdp_dense.stride * p.hsdp};
+      const RankGroup rep{c.dense_dp.size / p.hsdp, c.fsdp_dense.stride * p.hsdp, p.mesh};
       put(out.dp_grad, CollectiveOp::kAllReduce, kGradBytesPerParam * dev.params_dense / p.hsdp,
           rep, t.b + t.w);
     }
