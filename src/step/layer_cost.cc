@@ -179,11 +179,20 @@ void AddEp(const PlanContext& c, const BlockWork& b, Seg& s, Hide& h) {
       n * c.Comm(CollectiveOp::kAllToAll, copies * disp_b / n, c.groups.ep, o).seconds;
   const double comb =
       n * c.Comm(CollectiveOp::kAllToAll, copies * kAct / n, c.groups.ep, o).seconds;
-  // The dispatcher's device-to-host sync before the forward all-to-all: the
-  // host time after it is exposed unless other kernels are queued (the
-  // overlap methods below). The backward reuses the forward's split sizes.
-  const double host = c.job->moe_host_sync ? n * c.cluster->chip.moe_dispatch_host_s : 0.0;
   const double f = disp + comb, bw = 2 * comb;  // backward: two BF16 all-to-alls
+  // The dispatcher's device-to-host sync before the forward all-to-all
+  // empties the device queue; the host then needs H = moe_dispatch_host_s to
+  // issue the kernels up to the next sync while the device runs them as they
+  // arrive (CUDA streams are asynchronous to the host: PyTorch "CUDA
+  // semantics", Asynchronous execution). The device idles only for the part
+  // of H its own work does not cover: max(0, H - D) per sync, D = the
+  // block's forward compute and all-to-alls (host-bound vs device-bound
+  // execution, TaxBreak arXiv:2603.12465 §III; Megatron-Core MoE README "CPU
+  // Overhead Bottleneck"). The backward reuses the forward's split sizes.
+  const double host_dev = (s.cf + f) / n;
+  const double host = c.job->moe_host_sync
+                          ? n * std::max(0.0, c.cluster->chip.moe_dispatch_host_s - host_dev)
+                          : 0.0;
   const bool full = c.plan->recompute == Recompute::kFull;
   const double rec = full ? f : 0.0, host_rec = full ? host : 0.0;
   s.total[kAxEp] += f + bw + rec;
