@@ -213,7 +213,8 @@ TEST(A2aOverlap, TwoBatchHalvesCostCompute) {
 // Shared-expert overlap hides the all-to-all behind the shared experts only:
 // with them far longer than it (a slow chip) nothing stays exposed; with a
 // shared expert of width 8 (a GEMM that still pays its weight reads and
-// narrow-width efficiency, doc/cost-model.md §2) a few percent at most.
+// narrow-width efficiency, doc/cost-model.md §2, at the fitted h100
+// half_width of 1024) a few percent at most.
 TEST(A2aOverlap, SharedExpertHidesOnlyBehindTheSharedExpert) {
   const TimeItem slow = Ep(EstimateOf(SlowChip(), "tp=2,pp=1,ep=64,dp=1024,a2a_overlap=shared"));
   ASSERT_GT(slow.total.value(), 0);
@@ -223,7 +224,7 @@ TEST(A2aOverlap, SharedExpertHidesOnlyBehindTheSharedExpert) {
   const TimeItem off = Ep(EstimateOf(thin, "tp=2,pp=1,ep=64,dp=1024"));
   const TimeItem on = Ep(EstimateOf(thin, "tp=2,pp=1,ep=64,dp=1024,a2a_overlap=shared"));
   EXPECT_LE(on.exposed.value(), off.exposed.value());
-  EXPECT_GT(on.exposed.value(), 0.97 * off.exposed.value());
+  EXPECT_GT(on.exposed.value(), 0.96 * off.exposed.value());
 }
 
 TimeItem ItemOn(const Estimate& e, const std::string& axis) {

@@ -183,7 +183,8 @@ TEST(JobOptions, DispatchHostTimeIsExposedOncePerMoeLayerForward) {
   // Combined 1F1B pairs a forward with a backward: the host time hides
   // behind the other micro-batch's queued kernels except in unpaired passes.
   const std::string paired = "tp=1,pp=1,dp=8,ep=8,zero=1,mbs=1,recompute=none,a2a_overlap=1";
-  EXPECT_LT(MixtralHostStep(h + dh, paired) - MixtralHostStep(h, paired), layers * micro * dh);
+  const double small = 2e-3;
+  EXPECT_LT(MixtralHostStep(small, paired) - MixtralHostStep(0, paired), layers * micro * small);
 }
 
 TEST(JobOptions, DispatchHostTimeIsCalibratedForGpusOnly) {
