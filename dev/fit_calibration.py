@@ -93,7 +93,7 @@ def main():
                     help="reject grid points where the fitted runs whose id starts with "
                          "PREFIX have a mean |error| above MAX (e.g. an acceptance bound)")
     ap.add_argument("--moe-host", metavar="FAMILY",
-                    help="fit only FAMILY.moe_dispatch_host_ms (0-8 ms in 0.25 ms steps) on the "
+                    help="fit only FAMILY.moe_dispatch_host_ms (0-12 ms in 0.25 ms steps) on the "
                          "family's fitted MoE runs, GEMM values as in data/calibration.yaml")
     args = ap.parse_args()
     if args.moe_host:
@@ -171,7 +171,7 @@ def fit_moe_host(args):
     median |error| over the family's fitted MoE runs (mean breaks ties); the
     held-out MoE runs are printed, never used."""
     fam = args.moe_host
-    grid = [0.25 * i for i in range(33)]
+    grid = [0.25 * i for i in range(49)]
 
     def one(ms):
         runs = run_occam(args.occam, args.runs, [(f"{fam}.moe_dispatch_host_ms", ms)])

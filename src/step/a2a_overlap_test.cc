@@ -213,7 +213,8 @@ TEST(A2aOverlap, TwoBatchHalvesCostCompute) {
 // Shared-expert overlap hides the all-to-all behind the shared experts only:
 // with them far longer than it (a slow chip) nothing stays exposed; with a
 // shared expert of width 8 (a GEMM that still pays its weight reads and
-// narrow-width efficiency, doc/cost-model.md §2) a few percent at most.
+// narrow-width efficiency, doc/cost-model.md §2, at the fitted h100
+// half_width of 1024) a few percent at most.
 TEST(A2aOverlap, SharedExpertHidesOnlyBehindTheSharedExpert) {
   const TimeItem slow = Ep(EstimateOf(SlowChip(), "tp=2,pp=1,ep=64,dp=1024,a2a_overlap=shared"));
   ASSERT_GT(slow.total.value(), 0);
@@ -223,7 +224,7 @@ TEST(A2aOverlap, SharedExpertHidesOnlyBehindTheSharedExpert) {
   const TimeItem off = Ep(EstimateOf(thin, "tp=2,pp=1,ep=64,dp=1024"));
   const TimeItem on = Ep(EstimateOf(thin, "tp=2,pp=1,ep=64,dp=1024,a2a_overlap=shared"));
   EXPECT_LE(on.exposed.value(), off.exposed.value());
-  EXPECT_GT(on.exposed.value(), 0.97 * off.exposed.value());
+  EXPECT_GT(on.exposed.value(), 0.96 * off.exposed.value());
 }
 
 TimeItem ItemOn(const Estimate& e, const std::string& axis) {
@@ -234,31 +235,49 @@ TimeItem ItemOn(const Estimate& e, const std::string& axis) {
 }
 
 // The MoE dispatcher's host sync is its own breakdown item and a named job
-// option: per micro-batch one host time per MoE block forward (DeepSeek-V3:
-// 58 MoE layers + the MTP module's MoE block), all exposed without an overlap
-// method; off, the item disappears, the all-to-all is unchanged and the step
-// is shorter by exactly that time.
+// option. Per micro-batch and MoE block forward (DeepSeek-V3: 58 MoE layers +
+// the MTP module's MoE block) the device idles for max(0, H - D), D the
+// block's own forward work: with H far above any block's D, raising H by dH
+// adds exactly 59 dH per micro-batch, all exposed without an overlap method;
+// off, the item disappears, the all-to-all is unchanged and the step is
+// shorter by exactly the item.
 TEST(MoeHostSync, IsItsOwnItemAndANamedOption) {
-  const Case s = DeepSeek();
-  const double host = s.cluster.chip.moe_dispatch_host_s;
-  ASSERT_GT(host, 0);
+  Case s = DeepSeek();
+  s.cluster.chip.moe_dispatch_host_s = 1.0;  // far above one block's forward
+  Case more = s;
+  more.cluster.chip.moe_dispatch_host_s = 1.5;
   const std::string plan = "tp=2,pp=1,ep=64,dp=1024";
   const Estimate on = EstimateOf(s, plan);
   Case quiet = s;
   quiet.job.moe_host_sync = false;
   const Estimate off = EstimateOf(quiet, plan);
-  const double expected = Micro(s, 1024, 1) * 59 * host;
+  const double slope = Micro(s, 1024, 1) * 59 * 0.5;
   const TimeItem item = ItemOn(on, "host");
+  const TimeItem item_more = ItemOn(EstimateOf(more, plan), "host");
   EXPECT_EQ(item.what, "moe dispatcher host sync");
-  EXPECT_NEAR(item.total.value(), expected, 1e-9 * expected);
-  EXPECT_NEAR(item.exposed.value(), expected, 1e-9 * expected);
+  EXPECT_NEAR(item_more.total.value() - item.total.value(), slope, 1e-9 * slope);
+  EXPECT_NEAR(item.exposed.value(), item.total.value(), 1e-9 * item.total.value());
+  EXPECT_LT(item.total.value(), Micro(s, 1024, 1) * 59 * 1.0);  // D covers part of H
   EXPECT_EQ(ItemOn(off, "host").what, "");
   EXPECT_DOUBLE_EQ(Ep(on).total.value(), Ep(off).total.value());
-  EXPECT_NEAR(on.step_time.value() - off.step_time.value(), expected, 1e-9 * expected);
+  EXPECT_NEAR(on.step_time.value() - off.step_time.value(), item.exposed.value(),
+              1e-9 * item.exposed.value());
   // Combined 1F1B hides it with the all-to-all: the same unpaired share stays.
   const Estimate paired = EstimateOf(SlowChip(), plan + ",a2a_overlap=1");
   const TimeItem ph = ItemOn(paired, "host");
   EXPECT_NEAR(ph.exposed.value(), ph.total.value() / Micro(s, 1024, 1), 1e-12 * ph.total.value());
+}
+
+// A host time below the block's own forward work is covered by it: the
+// device never waits (CUDA streams run asynchronously to the host).
+TEST(MoeHostSync, HidesBehindTheBlocksOwnWork) {
+  Case s = DeepSeek();
+  s.cluster.chip.moe_dispatch_host_s = 1e-6;
+  const std::string plan = "tp=2,pp=1,ep=64,dp=1024";
+  Case quiet = s;
+  quiet.job.moe_host_sync = false;
+  EXPECT_DOUBLE_EQ(EstimateOf(s, plan).step_time.value(),
+                   EstimateOf(quiet, plan).step_time.value());
 }
 
 }  // namespace

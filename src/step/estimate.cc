@@ -189,7 +189,8 @@ void AddAssumptions(Estimate& e, const StepModel::Impl& impl, const PlanSpec& pl
     a.push_back(
         impl.job.moe_host_sync
             ? fmt::format("moe dispatcher host sync: {:.3g} ms of host time per MoE layer forward "
-                          "after the dispatcher's device-to-host sync (calibration "
+                          "after the dispatcher's device-to-host sync, the device idle for what "
+                          "the block's own forward work does not cover (calibration "
                           "moe_dispatch_host_ms; off with moe_host_sync: false or "
                           "--no-moe-host-sync)",
                           impl.cluster.chip.moe_dispatch_host_s * 1e3)

@@ -167,18 +167,24 @@ double MixtralHostStep(double host_s, const std::string& plan_text) {
 }
 
 TEST(JobOptions, DispatchHostTimeIsExposedOncePerMoeLayerForward) {
-  // Unpaired passes: each MoE layer forward waits h after the dispatcher's
-  // sync; the backward reuses the forward's split sizes; full recompute
-  // repeats the forward.
-  const double h = 2e-3, layers = 32, micro = 8;
+  // Unpaired passes: after the dispatcher's sync each MoE layer forward waits
+  // for the part of the host time h its own work does not cover, max(0, h -
+  // D); with h above every D, dh more costs layers x micro x dh. The
+  // backward reuses the forward's split sizes; full recompute repeats the
+  // forward. Below D it costs nothing.
+  const double h = 1.0, dh = 0.5, layers = 32, micro = 8;
   const std::string none = "tp=1,pp=1,dp=8,ep=8,zero=1,mbs=1,recompute=none";
   const std::string full = "tp=1,pp=1,dp=8,ep=8,zero=1,mbs=1,recompute=full";
-  EXPECT_NEAR(MixtralHostStep(h, none) - MixtralHostStep(0, none), layers * micro * h, 1e-9);
-  EXPECT_NEAR(MixtralHostStep(h, full) - MixtralHostStep(0, full), 2 * layers * micro * h, 1e-9);
+  EXPECT_NEAR(MixtralHostStep(h + dh, none) - MixtralHostStep(h, none), layers * micro * dh, 1e-9);
+  EXPECT_NEAR(MixtralHostStep(h + dh, full) - MixtralHostStep(h, full), 2 * layers * micro * dh,
+              1e-9);
+  EXPECT_LT(MixtralHostStep(h, none) - MixtralHostStep(0, none), layers * micro * h);
+  EXPECT_DOUBLE_EQ(MixtralHostStep(1e-6, none), MixtralHostStep(0, none));
   // Combined 1F1B pairs a forward with a backward: the host time hides
   // behind the other micro-batch's queued kernels except in unpaired passes.
   const std::string paired = "tp=1,pp=1,dp=8,ep=8,zero=1,mbs=1,recompute=none,a2a_overlap=1";
-  EXPECT_LT(MixtralHostStep(h, paired) - MixtralHostStep(0, paired), layers * micro * h);
+  const double small = 2e-3;
+  EXPECT_LT(MixtralHostStep(small, paired) - MixtralHostStep(0, paired), layers * micro * small);
 }
 
 TEST(JobOptions, DispatchHostTimeIsCalibratedForGpusOnly) {

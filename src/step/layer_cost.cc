@@ -179,11 +179,14 @@ void AddEp(const PlanContext& c, const BlockWork& b, Seg& s, Hide& h) {
       n * c.Comm(CollectiveOp::kAllToAll, copies * disp_b / n, c.groups.ep, o).seconds;
   const double comb =
       n * c.Comm(CollectiveOp::kAllToAll, copies * kAct / n, c.groups.ep, o).seconds;
-  // The dispatcher's device-to-host sync before the forward all-to-all: the
-  // host time after it is exposed unless other kernels are queued (the
-  // overlap methods below). The backward reuses the forward's split sizes.
-  const double host = c.job->moe_host_sync ? n * c.cluster->chip.moe_dispatch_host_s : 0.0;
   const double f = disp + comb, bw = 2 * comb;  // backward: two BF16 all-to-alls
+  // The dispatcher's device-to-host sync before the forward all-to-all:
+  // under an overlap method the other pass's queued kernels cover the host
+  // time in the window Settle charges; without one, AddHostBound charges it
+  // after Settle. The backward reuses the forward's split sizes.
+  const bool window = c.ep_window != EpWindow::kExposed;
+  const double host =
+      c.job->moe_host_sync && window ? n * c.cluster->chip.moe_dispatch_host_s : 0.0;
   const bool full = c.plan->recompute == Recompute::kFull;
   const double rec = full ? f : 0.0, host_rec = full ? host : 0.0;
   s.total[kAxEp] += f + bw + rec;
@@ -195,6 +198,25 @@ void AddEp(const PlanContext& c, const BlockWork& b, Seg& s, Hide& h) {
   bwd[kAxEp] += bw + rec;
   fwd[kAxHost] += host;
   bwd[kAxHost] += host_rec;
+}
+
+// The dispatcher's sync without an overlap method: it empties the device
+// queue, and the host then needs H = moe_dispatch_host_s to issue the
+// kernels up to the next sync while the device runs them as they arrive
+// (CUDA streams run asynchronously to the host: PyTorch "CUDA semantics",
+// Asynchronous execution). The device idles only for the part of H that its
+// own forward work does not cover: max(0, H - D), D = the block's forward
+// compute and exposed communication (host-bound vs device-bound execution:
+// TaxBreak arXiv:2603.12465; Megatron-Core MoE README "CPU Overhead
+// Bottleneck"). The forward then takes max(D, H), monotone in every compute
+// and communication time. Full recompute repeats the forward and its sync.
+void AddHostBound(const PlanContext& c, Seg& s) {
+  if (c.ep_window != EpWindow::kExposed || !c.job->moe_host_sync || c.plan->ep <= 1) return;
+  const double idle = std::max(0.0, c.cluster->chip.moe_dispatch_host_s - (s.cf + s.ExposedF()));
+  const double times = c.plan->recompute == Recompute::kFull ? 2.0 : 1.0;
+  s.exp_f[kAxHost] += idle;
+  if (times > 1) s.exp_b[kAxHost] += idle;
+  s.total[kAxHost] += times * idle;
 }
 
 // ZeRO-3 / FSDP: gather weights before forward and backward, reduce-scatter
@@ -436,6 +458,7 @@ Seg BlockSeg(const PlanContext& c, const BlockWork& b, bool moe) {
   AddFsdp(c, s, h);
   const double core_b = x.core_b + (p.recompute == Recompute::kNone ? 0.0 : x.core);
   Settle(c, x.core, core_b, h, s);
+  if (moe) AddHostBound(c, s);
   return s;
 }
 

@@ -31,7 +31,7 @@ using validate::PreparedRun;
 constexpr int64_t kMinFitRuns = 3;  // as dev/fit_calibration.py MIN_RUNS
 
 // Grids of dev/fit_calibration.py (EFFICIENCIES, HALF_TOKENS, HALF_WIDTHS);
-// the host time in 0.5 ms steps up to 6 ms.
+// the host time in 0.5 ms steps up to 12 ms.
 std::vector<double> Efficiencies() {
   std::vector<double> v;
   for (int i = 0; i <= 55; ++i) v.push_back(0.40 + 0.01 * i);
@@ -41,7 +41,7 @@ const std::vector<double> kHalfTokens = {0, 64, 128, 256, 512, 1024, 2048, 4096,
 const std::vector<double> kHalfWidths = {0, 32, 64, 128, 256, 384, 512, 768, 1024};
 std::vector<double> HostMs() {
   std::vector<double> v;
-  for (int i = 0; i <= 12; ++i) v.push_back(0.5 * i);
+  for (int i = 0; i <= 24; ++i) v.push_back(0.5 * i);
   return v;
 }
 

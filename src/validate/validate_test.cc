@@ -22,8 +22,11 @@ namespace {
 // first layout that fits instead of the fastest (issue 14): 6.35% / 39.4%,
 // two runs more skipped (no layout fits). The out-of-sample gate is
 // src/validate/validate_cv_test.cc.
-constexpr double kMaxMedianError = 0.064;
-constexpr double kMaxP90Error = 0.394;
+// Re-based when the MoE dispatcher's host time became host-bound (the device
+// idles max(0, H - forward work) per sync) and the h100 row was refitted
+// (0.71/256/1024, host 8.5 ms): 6.13% / 38.51%.
+constexpr double kMaxMedianError = 0.062;
+constexpr double kMaxP90Error = 0.386;
 constexpr double kMaxKorthikantiMeanError = 0.0365;  // the acceptance bound
 constexpr int64_t kMaxSkipped = 13;
 
