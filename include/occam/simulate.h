@@ -79,10 +79,11 @@ Result<PipelineResult> SimulatePipeline(const PipelineConfig& config);
 // DualPipe / DualPipeV pair a forward chunk pass with a backward one so that
 // each hides the other's communication (DeepSeek-V3 report §3.2.1); the
 // warm-up forwards, the cool-down backwards and the meeting device's first
-// main-step pass run alone. Returns, over the devices, the largest share of a
-// device's forward (equally, backward) chunk passes that run alone: counted
-// from the schedule's operation list (dualpipe.cc), so the step layer can
-// charge exposed communication by the same pairs the simulator plays.
+// main-step pass run alone. Returns the share of all devices' forward
+// (equally, backward) chunk passes that run alone, every device running the
+// same number: counted from the schedule's operation list (dualpipe.cc), so
+// the step layer charges, summed over the devices, the exposed communication
+// of the pairs the simulator plays.
 // 1 for every other schedule (no F&B pairs). REQUIRES: a valid (p, m) shape.
 double UnpairedPassFraction(Schedule schedule, int64_t p, int64_t m);
 

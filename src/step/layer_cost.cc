@@ -338,7 +338,7 @@ double HalvesUnpairedFraction(const ModelWork& work, const PlanSpec& plan) {
 double A2aUnpairedFraction(const PlanSpec& plan, double m) {
   const double p = static_cast<double>(plan.pp);
   const double v = static_cast<double>(std::max<int64_t>(plan.vpp, 1));
-  const double warmup = plan.pp > 1 ? 2 * (p - 1) + (v - 1) * p : 0;
+  const double warmup = plan.pp > 1 ? (p - 1) + (v - 1) * p : 0;
   if (!(m * v > 0)) return 1;
   return std::min(1.0, (warmup + 1) / (m * v));
 }

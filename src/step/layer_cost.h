@@ -98,9 +98,10 @@ struct PlanContext {
   bool dual = false;      // DualPipe / DualPipeV overlap EP all-to-all
   EpWindow ep_window = EpWindow::kExposed;
   // kPaired, kHalves: the share of passes whose all-to-all runs alone,
-  // exposed (warm-up forwards and cool-down backwards; a pass's first half
-  // dispatch and last half combine). DualPipe's share is counted from its
-  // operation list (UnpairedPassFraction), the one the simulator plays.
+  // exposed (warm-up forwards and cool-down backwards, the mean over the
+  // pipeline ranks; a pass's first half dispatch and last half combine).
+  // DualPipe's share is counted from its operation list
+  // (UnpairedPassFraction), the one the simulator plays.
   double a2a_unpaired = 1;
   std::array<int, kNumAx> tier{-1, -1, -1, -1, -1};
   mutable CommMemo memo;
@@ -119,9 +120,10 @@ struct PlanContext {
 };
 
 // Fraction of forward (and of backward) passes that combined 1F1B leaves
-// unpaired on the pipeline rank with the longest warm-up: Megatron-Core's
-// interleaved warm-up 2(p-1) + (v-1)p plus the one forward the overlap adds,
-// over the m v chunk passes; 1/m without pipeline stages. In (0, 1].
+// unpaired, over all pipeline ranks together: Megatron-Core's interleaved
+// warm-up on rank r, 2(p-1-r) + (v-1)p, has the mean (p-1) + (v-1)p; plus
+// the one forward the overlap adds, over the m v chunk passes; 1/m without
+// pipeline stages. In (0, 1].
 double A2aUnpairedFraction(const PlanSpec& plan, double m);
 
 // Two-batch overlap: of the 2L dispatches and 2L combines of one pass

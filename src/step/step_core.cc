@@ -401,7 +401,16 @@ CoreResult RunCore(const StepModel::Impl& impl, const PlanSpec& plan, PipelineTi
       // p2p stays out of the simulation (its fill/drain exposure is the
       // closed form below): without transfers competing for send/recv
       // streams the simulated makespan is monotone in every duration.
-      const PipelinePlan pipe = BuildPipelinePlan(impl, plan, segs, 0.0);
+      // DualPipe / DualPipeV: the simulator plays the F&B pairs on passes
+      // that carry all their expert all-to-all (doc/cost-model.md).
+      PlanSegs paired;
+      if (c.dual) {
+        PlanContext raw = c;
+        raw.ep_window = EpWindow::kExposed;
+        paired = BuildSegs(impl, raw);
+      }
+      const PipelinePlan pipe =
+          BuildPipelinePlan(impl, plan, segs, 0.0, c.dual ? &paired : nullptr);
       out.converted = pipe.converted;
       if (pipe.supported) sim = SimulatedPipeline(impl.pipeline_cache, pipe.config);
     }
