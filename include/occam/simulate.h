@@ -51,6 +51,12 @@ struct PipelineConfig {
   Seconds p2p;  // send/recv of one activation between neighbouring chunks
   // Global-batch aux loss: backward may not start before all forwards end.
   bool require_all_forward_first = false;
+  // Megatron-Core's combined 1F1B (expert all-to-all overlap, plan field
+  // a2a_overlap=1): every full backward that a device's list runs right
+  // before a forward is played with that forward as one F&B pair (as
+  // DualPipe's, each hiding the other's forward_comm / backward_comm), which
+  // adds one warm-up forward. Lists without "B then F" (gpipe, ZB) form none.
+  bool combined_1f1b = false;
   bool record_timeline = false;
 };
 

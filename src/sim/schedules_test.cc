@@ -145,5 +145,47 @@ TEST(Schedules, OnlyAllForwardFirstSchedulesPassTheGlobalLossCheck) {
   EXPECT_TRUE(BackwardBeforeLastForward(BuildProgram(Schedule::kDualPipe, 4, 1, 8), nullptr));
 }
 
+// Combined 1F1B (Megatron-Core a2a overlap): on device d of an interleaved
+// list, the forwards that run alone are Megatron-Core's warm-up
+// min(2(p-d-1) + (v-1)p, m v) plus the one the overlap adds, and as many
+// backwards run alone at the end; every other pass is in a pair. Without
+// pipeline stages (1F1B, p = 1) only the first forward and the last
+// backward run alone.
+TEST(Schedules, CombinedPairsLeaveTheWarmUpPlusOneAlone) {
+  struct S {
+    Schedule s;
+    int64_t p, v, m;
+  };
+  for (const S& sh : {S{Schedule::k1F1B, 1, 1, 6}, S{Schedule::kInterleaved, 4, 2, 8},
+                      S{Schedule::kInterleaved, 8, 2, 32}, S{Schedule::kInterleaved, 2, 3, 4}}) {
+    ASSERT_TRUE(CheckShape(sh.s, sh.p, sh.v, sh.m).ok());
+    const Program prog = CombinedPairs(BuildProgram(sh.s, sh.p, sh.v, sh.m));
+    ASSERT_TRUE(ValidateProgram(prog, "combined").ok());
+    for (int64_t d = 0; d < sh.p; ++d) {
+      const int64_t total = sh.m * sh.v;
+      const int64_t warmup =
+          sh.p == 1 ? 0 : std::min(2 * (sh.p - d - 1) + (sh.v - 1) * sh.p, total);
+      const int64_t alone = std::min(warmup + 1, total);
+      int64_t f = 0, b = 0, pairs = 0;
+      for (const Op& op : prog.ops[static_cast<size_t>(d)]) {
+        f += op.kind == OpKind::kForward;
+        b += op.kind == OpKind::kBackward;
+        pairs += op.kind == OpKind::kForwardBackward;
+      }
+      EXPECT_EQ(f, alone) << "device " << d;
+      EXPECT_EQ(b, alone) << "device " << d;
+      EXPECT_EQ(pairs, total - alone) << "device " << d;
+    }
+    PipelineConfig c;
+    c.schedule = sh.s;
+    c.stages = sh.p;
+    c.vpp = sh.v;
+    c.microbatches = sh.m;
+    c.chunks = {
+        ChunkCost{Seconds(1), Seconds(1), Seconds(1), Bytes(1), Seconds(0.5), Seconds(0.5)}};
+    ASSERT_TRUE(SimulateProgram(c, prog).ok());
+  }
+}
+
 }  // namespace
 }  // namespace occam::sim

@@ -88,6 +88,7 @@ PipelinePlan BuildPipelinePlan(const StepModel::Impl& impl, const PlanSpec& plan
     c.schedule = Schedule::kGpipe;
     c.require_all_forward_first = true;
   }
+  c.combined_1f1b = plan.a2a_overlap == EpOverlap::kCombined1F1B;
   c.chunks.reserve(static_cast<size_t>(segs.chunks));
   for (int64_t k = 0; k < segs.chunks; ++k) {
     const Seg s = ChunkSeg(paired != nullptr ? *paired : segs, impl.work, k);

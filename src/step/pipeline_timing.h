@@ -32,13 +32,14 @@ double QuantizedRelative(double x);
 
 // The plan's pipeline as the simulator takes it, in seconds and bytes.
 // Without `paired`, each pass carries its exposed communication as `segs`
-// settled it (for DualPipe, net of its F&B overlap at the mean unpaired
-// share, layer_cost.cc Settle): forward_comm = backward_comm = 0. With
-// `paired` (DualPipe / DualPipeV: the same plan's segs with the expert
-// all-to-all and the dispatcher's host time left on their passes,
-// EpWindow::kExposed), each pass carries all of it and marks it as
-// forward_comm / backward_comm, and the simulator's F&B pairs decide what is
-// hidden (doc/cost-model.md "Expert all-to-all overlap"). A global-batch aux
+// settled it (for paired schedules, net of the F&B overlap at the mean
+// unpaired share, layer_cost.cc Settle): forward_comm = backward_comm = 0.
+// With `paired` (DualPipe / DualPipeV and combined 1F1B, whose pairs the
+// simulator plays: the same plan's segs with the expert all-to-all and the
+// dispatcher's host time left on their passes, EpWindow::kExposed), each
+// pass carries all of it and marks it as forward_comm / backward_comm, and
+// the simulator's F&B pairs decide what is hidden (doc/cost-model.md
+// "Expert all-to-all overlap"). A global-batch aux
 // loss on an MoE pipeline runs all forwards first: gpipe with the same v
 // (`converted`). REQUIRES: plan.pp > 1 and a valid plan.
 struct PipelinePlan {
