@@ -89,6 +89,14 @@ PlanSegs BuildSegs(const StepModel::Impl& impl, const PlanContext& ctx) {
   return s;
 }
 
+bool PairedSegs(const StepModel::Impl& impl, const PlanContext& ctx, PlanSegs& out) {
+  if (ctx.ep_window != EpWindow::kPaired || ctx.plan->pp <= 1) return false;
+  PlanContext raw = ctx;
+  raw.ep_window = EpWindow::kExposed;
+  out = BuildSegs(impl, raw);
+  return true;
+}
+
 ChunkKey KeyOfChunk(const PlanSegs& segs, const ModelWork& work, int64_t c) {
   const int64_t begin = segs.split.Begin(c), n = segs.split.Count(c);
   const int64_t n_moe = work.MoeLayers(begin, begin + n);
@@ -403,13 +411,8 @@ CoreResult RunCore(const StepModel::Impl& impl, const PlanSpec& plan, PipelineTi
       // DualPipe / DualPipeV and combined 1F1B: the simulator plays the F&B
       // pairs on passes that carry all their expert all-to-all
       // (doc/cost-model.md "Expert all-to-all overlap").
-      const bool pairs = c.ep_window == EpWindow::kPaired;
       PlanSegs paired;
-      if (pairs) {
-        PlanContext raw = c;
-        raw.ep_window = EpWindow::kExposed;
-        paired = BuildSegs(impl, raw);
-      }
+      const bool pairs = PairedSegs(impl, c, paired);
       const PipelinePlan pipe = BuildPipelinePlan(impl, plan, segs, 0.0, pairs ? &paired : nullptr);
       out.converted = pipe.converted;
       if (pipe.supported) sim = SimulatedPipeline(impl.pipeline_cache, pipe.config);
