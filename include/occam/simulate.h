@@ -51,6 +51,12 @@ struct PipelineConfig {
   Seconds p2p;  // send/recv of one activation between neighbouring chunks
   // Global-batch aux loss: backward may not start before all forwards end.
   bool require_all_forward_first = false;
+  // Megatron-Core's combined 1F1B (expert all-to-all overlap, plan field
+  // a2a_overlap=1): every full backward that a device's list runs right
+  // before a forward is played with that forward as one F&B pair (as
+  // DualPipe's, each hiding the other's forward_comm / backward_comm), which
+  // adds one warm-up forward. Lists without "B then F" (gpipe, ZB) form none.
+  bool combined_1f1b = false;
   bool record_timeline = false;
 };
 
@@ -79,10 +85,11 @@ Result<PipelineResult> SimulatePipeline(const PipelineConfig& config);
 // DualPipe / DualPipeV pair a forward chunk pass with a backward one so that
 // each hides the other's communication (DeepSeek-V3 report §3.2.1); the
 // warm-up forwards, the cool-down backwards and the meeting device's first
-// main-step pass run alone. Returns, over the devices, the largest share of a
-// device's forward (equally, backward) chunk passes that run alone: counted
-// from the schedule's operation list (dualpipe.cc), so the step layer can
-// charge exposed communication by the same pairs the simulator plays.
+// main-step pass run alone. Returns the share of all devices' forward
+// (equally, backward) chunk passes that run alone, every device running the
+// same number: counted from the schedule's operation list (dualpipe.cc), so
+// the step layer charges, summed over the devices, the exposed communication
+// of the pairs the simulator plays.
 // 1 for every other schedule (no F&B pairs). REQUIRES: a valid (p, m) shape.
 double UnpairedPassFraction(Schedule schedule, int64_t p, int64_t m);
 

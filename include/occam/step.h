@@ -106,7 +106,10 @@ class StepModel {
   // The pipeline of `plan` as the simulator takes it: one ChunkCost per
   // model chunk (forward, input-grad and weight-grad time of one
   // micro-batch incl. exposed per-micro-batch communication; activation
-  // bytes), the p2p time and the micro-batch count. Validates the plan.
+  // bytes), the p2p time and the micro-batch count. DualPipe / DualPipeV and
+  // combined 1F1B: every pass carries all its expert all-to-all, marked as
+  // forward_comm / backward_comm for the schedule's F&B pairs to hide, as
+  // the estimate simulates it. Validates the plan.
   Result<PipelineConfig> PipelineFor(const PlanSpec& plan) const;
 
   // Replaces the chip's GEMM calibration (gemm_efficiency, gemm_half_tokens,

@@ -155,22 +155,22 @@ namespace occam {
 
 // Mirrors the counts of DualSteps: of the device's 2 half forwards, phase 4
 // pairs 2 per iteration (one fewer on the meeting device) and phase 5 one
-// per iteration; every other pass runs alone.
+// per iteration; every other pass runs alone. Devices h and p-1-h (DualPipe)
+// count alike, so the mean over h < nh is the mean over all devices.
 double UnpairedPassFraction(Schedule schedule, int64_t p, int64_t m) {
   if (schedule != Schedule::kDualPipe && schedule != Schedule::kDualPipeV) return 1.0;
   const bool v = schedule == Schedule::kDualPipeV;
   const int64_t nh = v ? p : p / 2, half = v ? m : m / 2;
   if (nh < 1 || half < 1) return 1.0;
-  double worst = 0;
+  double alone = 0;
   for (int64_t h = 0; h < nh; ++h) {
     const int64_t main = std::max<int64_t>(0, half - 2 * nh + h + 1);
     const bool middle = h == nh - 1;
     const int64_t pairs =
         2 * main - (middle && main > 0 ? 1 : 0) + std::max<int64_t>(0, nh - h - 1);
-    const double alone = 1.0 - static_cast<double>(pairs) / static_cast<double>(2 * half);
-    worst = std::max(worst, alone);
+    alone += 1.0 - static_cast<double>(pairs) / static_cast<double>(2 * half);
   }
-  return std::clamp(worst, 0.0, 1.0);
+  return std::clamp(alone / static_cast<double>(nh), 0.0, 1.0);
 }
 
 }  // namespace occam

@@ -134,7 +134,8 @@ Result<PipelineResult> SimulatePipeline(const PipelineConfig& c) {
                         " micro-batches x " + Str(chunks) + " chunks exceeds " +
                         Str(kMaxOperations / 3) + " (micro-batch, chunk) pairs; use fewer");
   }
-  const Program prog = sim::BuildProgram(c.schedule, c.stages, c.vpp, c.microbatches);
+  Program prog = sim::BuildProgram(c.schedule, c.stages, c.vpp, c.microbatches);
+  if (c.combined_1f1b) prog = sim::CombinedPairs(std::move(prog));
   return sim::SimulateProgram(c, prog);
 }
 

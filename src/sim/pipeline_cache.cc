@@ -51,7 +51,8 @@ Scale ScaleOf(const PipelineConfig& c) {
   return s;
 }
 
-// The key's codes, in order: header, then per chunk F, B, W, forward comm,
+// The key's codes, in order: header (schedule, p, v, m, the two flags in
+// one code, p2p), then per chunk F, B, W, forward comm,
 // backward comm (times) and activation (bytes). `fn(i, code)` per code.
 template <class Fn>
 void ForEachCode(const PipelineConfig& c, Scale s, Fn&& fn) {
@@ -60,7 +61,7 @@ void ForEachCode(const PipelineConfig& c, Scale s, Fn&& fn) {
   fn(i++, c.stages);
   fn(i++, c.vpp);
   fn(i++, c.microbatches);
-  fn(i++, int64_t{c.require_all_forward_first});
+  fn(i++, int64_t{c.require_all_forward_first} | int64_t{c.combined_1f1b} << 1);
   fn(i++, Code(c.p2p.value() / s.time));
   for (const ChunkCost& k : c.chunks) {
     fn(i++, Code(k.forward.value() / s.time));

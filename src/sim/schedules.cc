@@ -216,6 +216,27 @@ Status CheckShape(Schedule s, int64_t p, int64_t v, int64_t m) {
                       " (got m = " + Str(m) + ", pp = " + Str(p) + ")");
 }
 
+Program CombinedPairs(Program prog) {
+  std::vector<Op> out;
+  for (std::vector<Op>& ops : prog.ops) {
+    out.clear();
+    out.reserve(ops.size());
+    for (size_t i = 0; i < ops.size(); ++i) {
+      const bool pair = i + 1 < ops.size() && ops[i].kind == OpKind::kBackward &&
+                        ops[i + 1].kind == OpKind::kForward;
+      if (!pair) {
+        out.push_back(ops[i]);
+        continue;
+      }
+      out.push_back(Op{OpKind::kForwardBackward, ops[i + 1].microbatch, ops[i + 1].pos,
+                       ops[i].microbatch, ops[i].pos});
+      ++i;
+    }
+    ops.swap(out);
+  }
+  return prog;
+}
+
 Program BuildProgram(Schedule s, int64_t p, int64_t v, int64_t m) {
   switch (s) {
     case Schedule::kGpipe:

@@ -63,6 +63,12 @@ Status CheckShape(Schedule schedule, int64_t p, int64_t v, int64_t m);
 
 // REQUIRES: CheckShape(...) ok.
 Program BuildProgram(Schedule schedule, int64_t p, int64_t v, int64_t m);
+// Megatron-Core's combined 1F1B on any list: each full backward followed by
+// a forward on the same device becomes one kForwardBackward pair (the
+// forward's micro-batch first). On 1F1B (p = 1) and interleaved lists the
+// warm-up keeps one forward more than the plain list (Megatron-Core
+// combined_1f1b: the first steady-state forward runs alone).
+Program CombinedPairs(Program program);
 // The DualPipe family (dualpipe.cc). REQUIRES: CheckShape(...) ok.
 Program BuildDualPipe(int64_t p, int64_t m);
 Program BuildDualPipeV(int64_t p, int64_t m);

@@ -16,7 +16,7 @@ struct Shape {
   int64_t p, v, m;
 };
 
-// UnpairedPassFraction is the largest share, over the devices, of forward
+// UnpairedPassFraction is the share, over all devices together, of forward
 // passes that the operation list runs outside an F&B pair: counted here from
 // the program itself.
 TEST(Schedules, UnpairedPassFractionCountsTheProgramsPairs) {
@@ -32,7 +32,7 @@ TEST(Schedules, UnpairedPassFractionCountsTheProgramsPairs) {
                  " m=" + std::to_string(sh.m));
     ASSERT_TRUE(CheckShape(sh.s, sh.p, sh.v, sh.m).ok());
     const Program prog = BuildProgram(sh.s, sh.p, sh.v, sh.m);
-    double worst = 0;
+    double alone = 0;
     for (const std::vector<Op>& ops : prog.ops) {
       double forwards = 0, paired = 0;
       for (const Op& op : ops) {
@@ -42,9 +42,10 @@ TEST(Schedules, UnpairedPassFractionCountsTheProgramsPairs) {
           paired += 1;
         }
       }
-      worst = std::max(worst, 1.0 - paired / forwards);
+      alone += 1.0 - paired / forwards;  // every device runs m forwards
     }
-    EXPECT_DOUBLE_EQ(UnpairedPassFraction(sh.s, sh.p, sh.m), worst);
+    EXPECT_DOUBLE_EQ(UnpairedPassFraction(sh.s, sh.p, sh.m),
+                     alone / static_cast<double>(prog.ops.size()));
   }
   EXPECT_EQ(UnpairedPassFraction(Schedule::k1F1B, 4, 8), 1.0);
   // p = 2, m = 4: three of each device's four forwards run alone.
@@ -142,6 +143,48 @@ TEST(Schedules, OnlyAllForwardFirstSchedulesPassTheGlobalLossCheck) {
   EXPECT_TRUE(BackwardBeforeLastForward(BuildProgram(Schedule::k1F1B, 4, 1, 8), &where));
   EXPECT_FALSE(where.empty());
   EXPECT_TRUE(BackwardBeforeLastForward(BuildProgram(Schedule::kDualPipe, 4, 1, 8), nullptr));
+}
+
+// Combined 1F1B (Megatron-Core a2a overlap): on device d of an interleaved
+// list, the forwards that run alone are Megatron-Core's warm-up
+// min(2(p-d-1) + (v-1)p, m v) plus the one the overlap adds, and as many
+// backwards run alone at the end; every other pass is in a pair. Without
+// pipeline stages (1F1B, p = 1) only the first forward and the last
+// backward run alone.
+TEST(Schedules, CombinedPairsLeaveTheWarmUpPlusOneAlone) {
+  struct S {
+    Schedule s;
+    int64_t p, v, m;
+  };
+  for (const S& sh : {S{Schedule::k1F1B, 1, 1, 6}, S{Schedule::kInterleaved, 4, 2, 8},
+                      S{Schedule::kInterleaved, 8, 2, 32}, S{Schedule::kInterleaved, 2, 3, 4}}) {
+    ASSERT_TRUE(CheckShape(sh.s, sh.p, sh.v, sh.m).ok());
+    const Program prog = CombinedPairs(BuildProgram(sh.s, sh.p, sh.v, sh.m));
+    ASSERT_TRUE(ValidateProgram(prog, "combined").ok());
+    for (int64_t d = 0; d < sh.p; ++d) {
+      const int64_t total = sh.m * sh.v;
+      const int64_t warmup =
+          sh.p == 1 ? 0 : std::min(2 * (sh.p - d - 1) + (sh.v - 1) * sh.p, total);
+      const int64_t alone = std::min(warmup + 1, total);
+      int64_t f = 0, b = 0, pairs = 0;
+      for (const Op& op : prog.ops[static_cast<size_t>(d)]) {
+        f += op.kind == OpKind::kForward;
+        b += op.kind == OpKind::kBackward;
+        pairs += op.kind == OpKind::kForwardBackward;
+      }
+      EXPECT_EQ(f, alone) << "device " << d;
+      EXPECT_EQ(b, alone) << "device " << d;
+      EXPECT_EQ(pairs, total - alone) << "device " << d;
+    }
+    PipelineConfig c;
+    c.schedule = sh.s;
+    c.stages = sh.p;
+    c.vpp = sh.v;
+    c.microbatches = sh.m;
+    c.chunks = {
+        ChunkCost{Seconds(1), Seconds(1), Seconds(1), Bytes(1), Seconds(0.5), Seconds(0.5)}};
+    ASSERT_TRUE(SimulateProgram(c, prog).ok());
+  }
 }
 
 }  // namespace

@@ -223,7 +223,8 @@ void AddAssumptions(Estimate& e, const StepModel::Impl& impl, const PlanSpec& pl
   if (r.ctx.ep_window == EpWindow::kPaired && !r.ctx.dual) {
     a.push_back(fmt::format(
         "a2a_overlap: combined 1F1B pairs each forward with a backward layer by layer; {:.3g} "
-        "of the passes (warm-up/cool-down) keep their expert all-to-all exposed",
+        "of the passes (warm-up/cool-down, mean over the pipeline ranks) keep their expert "
+        "all-to-all exposed",
         r.ctx.a2a_unpaired));
   }
   if (r.ctx.ep_window == EpWindow::kHalves) {
@@ -241,8 +242,8 @@ void AddAssumptions(Estimate& e, const StepModel::Impl& impl, const PlanSpec& pl
   if (r.ctx.dual && impl.model.moe && plan.ep > 1) {
     a.push_back(fmt::format(
         "{}: each F&B pair hides its chunks' expert all-to-all behind the other's compute; "
-        "{:.3g} of the chunk passes (warm-up, cool-down, counted from the schedule) run alone "
-        "with it exposed",
+        "{:.3g} of the chunk passes (warm-up, cool-down, counted from the schedule, mean over the "
+        "devices) run alone with it exposed",
         ScheduleName(plan.schedule), r.ctx.a2a_unpaired));
   }
   if (r.all_forward_first) {

@@ -280,11 +280,12 @@ void SettleApart(double core_f, double core_b, const Hide& h, double w, Seg& s) 
 
 // A forward and a backward pass of two micro-batches share one window
 // (DualPipe's F&B chunks, DeepSeek-V3 §3.2.1; combined 1F1B's layers,
-// Megatron-Core moe_a2a_overlap.md).
-void SettleJoint(double core_f, double core_b, const Hide& h, double w, Seg& s) {
-  std::array<double, kNumAx> both{};
-  for (int a = 0; a < kNumAx; ++a) both[a] = h.f[a] + h.b[a];
-  SettleWindow(s.cf, s.cb, s.cw, 0, core_f + core_b, both, w, s);
+// Megatron-Core moe_a2a_overlap.md); the window pools a whole chunk's
+// compute, so it is settled on the chunk's sum (SettlePaired).
+void DeferJoint(double core_f, double core_b, const Hide& h, double w, Seg& s) {
+  for (int a = 0; a < kNumAx; ++a) s.pair[a] += w * (h.f[a] + h.b[a]);
+  s.pair_core += w * (core_f + core_b);
+  s.pair_share = w;
 }
 
 // The all-to-all of the unpaired share u runs alone, exposed; the rest hides
@@ -299,7 +300,7 @@ void SettleUnpaired(const PlanContext& c, double core_f, double core_b, const Hi
     s.exp_b[a] += u * h.b[a];
   }
   SettleApart(core_f, core_b, alone, u, s);
-  if (c.ep_window == EpWindow::kPaired) return SettleJoint(core_f, core_b, h, 1.0 - u, s);
+  if (c.ep_window == EpWindow::kPaired) return DeferJoint(core_f, core_b, h, 1.0 - u, s);
   SettleApart(core_f, core_b, h, 1.0 - u, s);
 }
 
@@ -336,6 +337,19 @@ void Settle(const PlanContext& c, double core_f, double core_b, const Hide& h, S
 
 }  // namespace
 
+void SettlePaired(Seg& s) {
+  const double w = s.pair_share;
+  if (w > 0) {
+    // `pair` and `pair_core` hold w times the window's communication and
+    // core: settle the unweighted window and weight its exposure by w.
+    std::array<double, kNumAx> hide{};
+    for (int a = 0; a < kNumAx; ++a) hide[a] = s.pair[a] / w;
+    SettleWindow(s.cf, s.cb, s.cw, 0, s.pair_core / w, hide, w, s);
+  }
+  s.pair = {};
+  s.pair_core = 0;
+}
+
 EpWindow EpWindowOf(const PlanSpec& plan, bool dual) {
   if (dual) return EpWindow::kPaired;
   switch (plan.a2a_overlap) {
@@ -360,7 +374,7 @@ double HalvesUnpairedFraction(const ModelWork& work, const PlanSpec& plan) {
 double A2aUnpairedFraction(const PlanSpec& plan, double m) {
   const double p = static_cast<double>(plan.pp);
   const double v = static_cast<double>(std::max<int64_t>(plan.vpp, 1));
-  const double warmup = plan.pp > 1 ? 2 * (p - 1) + (v - 1) * p : 0;
+  const double warmup = plan.pp > 1 ? (p - 1) + (v - 1) * p : 0;
   if (!(m * v > 0)) return 1;
   return std::min(1.0, (warmup + 1) / (m * v));
 }
@@ -380,6 +394,9 @@ void Seg::Add(const Seg& o, double times) {
   act_work = std::max(act_work, o.act_work);
   params_dense += o.params_dense * times;
   params_expert += o.params_expert * times;
+  for (int i = 0; i < kNumAx; ++i) pair[i] += o.pair[i] * times;
+  pair_core += o.pair_core * times;
+  pair_share = std::max(pair_share, o.pair_share);
 }
 
 double Seg::ExposedF() const {

@@ -31,6 +31,14 @@ struct Seg {
   double act_work = 0;                 // full recompute: one block's activations rebuilt at a time
   double params_dense = 0;             // parameters on this chip outside routed experts
   double params_expert = 0;            // routed-expert parameters on this chip
+  // EpWindow::kPaired: the paired share's hideable communication per axis
+  // (already weighted by 1 - u) and the attention core of its passes, not
+  // yet settled: a pair pools the compute of a whole chunk (dense blocks,
+  // embedding, head and MTP included), so ChunkSegOf settles it once the
+  // chunk is summed (SettlePaired).
+  std::array<double, kNumAx> pair{};
+  double pair_core = 0;
+  double pair_share = 0;  // 1 - u, the same for every block of a plan
   void Add(const Seg& o, double times);
   double ExposedF() const;
   double ExposedB() const;
@@ -98,9 +106,10 @@ struct PlanContext {
   bool dual = false;      // DualPipe / DualPipeV overlap EP all-to-all
   EpWindow ep_window = EpWindow::kExposed;
   // kPaired, kHalves: the share of passes whose all-to-all runs alone,
-  // exposed (warm-up forwards and cool-down backwards; a pass's first half
-  // dispatch and last half combine). DualPipe's share is counted from its
-  // operation list (UnpairedPassFraction), the one the simulator plays.
+  // exposed (warm-up forwards and cool-down backwards, the mean over the
+  // pipeline ranks; a pass's first half dispatch and last half combine).
+  // DualPipe's share is counted from its operation list
+  // (UnpairedPassFraction), the one the simulator plays.
   double a2a_unpaired = 1;
   std::array<int, kNumAx> tier{-1, -1, -1, -1, -1};
   mutable CommMemo memo;
@@ -119,9 +128,10 @@ struct PlanContext {
 };
 
 // Fraction of forward (and of backward) passes that combined 1F1B leaves
-// unpaired on the pipeline rank with the longest warm-up: Megatron-Core's
-// interleaved warm-up 2(p-1) + (v-1)p plus the one forward the overlap adds,
-// over the m v chunk passes; 1/m without pipeline stages. In (0, 1].
+// unpaired, over all pipeline ranks together: Megatron-Core's interleaved
+// warm-up on rank r, 2(p-1-r) + (v-1)p, has the mean (p-1) + (v-1)p; plus
+// the one forward the overlap adds, over the m v chunk passes; 1/m without
+// pipeline stages. In (0, 1].
 double A2aUnpairedFraction(const PlanSpec& plan, double m);
 
 // Two-batch overlap: of the 2L dispatches and 2L combines of one pass
@@ -131,6 +141,12 @@ double A2aUnpairedFraction(const PlanSpec& plan, double m);
 double HalvesUnpairedFraction(const ModelWork& work, const PlanSpec& plan);
 
 Seg BlockSeg(const PlanContext& ctx, const BlockWork& block, bool moe);
+// Settles `s`'s pooled paired window (Seg::pair) over its compute: one F + B
+// + W window holding all of the paired share's hideable communication
+// (DualPipe's F&B chunks, DeepSeek-V3 §3.2.1; combined 1F1B's layers,
+// Megatron-Core moe_a2a_overlap.md), as the simulator's pair does. Clears
+// `pair`. REQUIRES: `s` is a whole chunk's (or a device's) sum.
+void SettlePaired(Seg& s);
 Seg EmbeddingSeg(const PlanContext& ctx);
 // LM head + loss; `act` holds the logits (kept once, not per micro-batch in flight).
 Seg HeadSeg(const PlanContext& ctx);

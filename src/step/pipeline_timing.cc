@@ -73,7 +73,7 @@ double QuantizedRelative(double x) {
 }
 
 PipelinePlan BuildPipelinePlan(const StepModel::Impl& impl, const PlanSpec& plan,
-                               const PlanSegs& segs, double p2p_seconds) {
+                               const PlanSegs& segs, double p2p_seconds, const PlanSegs* paired) {
   PipelinePlan out;
   PipelineConfig& c = out.config;
   c.schedule = plan.schedule;
@@ -88,14 +88,20 @@ PipelinePlan BuildPipelinePlan(const StepModel::Impl& impl, const PlanSpec& plan
     c.schedule = Schedule::kGpipe;
     c.require_all_forward_first = true;
   }
+  c.combined_1f1b = plan.a2a_overlap == EpOverlap::kCombined1F1B;
   c.chunks.reserve(static_cast<size_t>(segs.chunks));
   for (int64_t k = 0; k < segs.chunks; ++k) {
-    const Seg s = ChunkSeg(segs, impl.work, k);
+    const Seg s = ChunkSeg(paired != nullptr ? *paired : segs, impl.work, k);
     ChunkCost cost;
     cost.forward = Seconds(s.cf + s.ExposedF());
     cost.backward_input = Seconds(s.cb + s.ExposedB());
     cost.backward_weight = Seconds(s.cw + s.ExposedW());
     cost.activation = Bytes(s.act + s.act_extra);
+    if (paired != nullptr) {
+      cost.forward_comm = Seconds(s.exp_f[kAxEp] + s.exp_f[kAxHost]);
+      cost.backward_comm =
+          Seconds(s.exp_b[kAxEp] + s.exp_b[kAxHost] + s.exp_w[kAxEp] + s.exp_w[kAxHost]);
+    }
     c.chunks.push_back(cost);
   }
   c.p2p = Seconds(p2p_seconds);
@@ -117,6 +123,9 @@ PipelineTiming SimulatedPipeline(PipelineCache& cache, const PipelineConfig& con
     k.forward = rel(k.forward);
     k.backward_input = rel(k.backward_input);
     k.backward_weight = rel(k.backward_weight);
+    // Rounded no higher than the pass it is part of (the simulator's rule).
+    k.forward_comm = Min(rel(k.forward_comm), k.forward);
+    k.backward_comm = Min(rel(k.backward_comm), k.backward_input + k.backward_weight);
     k.activation = Bytes(QuantizedRelative(k.activation.value()) / byte_unit);
   }
   ref.p2p = rel(ref.p2p);

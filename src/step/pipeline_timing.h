@@ -30,20 +30,26 @@ inline constexpr int kPipelineKeyBits = 8;
 // relative error <= 2^-(kPipelineKeyBits+1). Zero stays zero.
 double QuantizedRelative(double x);
 
-// The plan's pipeline as the simulator takes it, in seconds and bytes. The
-// step's exposed communication is already net of DualPipe's F&B overlap,
-// charged on the pairs the schedule's operation list forms
-// (UnpairedPassFraction, layer_cost.cc Settle), so nothing is left for the
-// simulator to hide: forward_comm = backward_comm = 0. A global-batch aux loss on an MoE
-// pipeline runs all forwards first: gpipe with the same v (`converted`).
-// REQUIRES: plan.pp > 1 and a valid plan.
+// The plan's pipeline as the simulator takes it, in seconds and bytes.
+// Without `paired`, each pass carries its exposed communication as `segs`
+// settled it (for paired schedules, net of the F&B overlap at the mean
+// unpaired share, layer_cost.cc Settle): forward_comm = backward_comm = 0.
+// With `paired` (DualPipe / DualPipeV and combined 1F1B, whose pairs the
+// simulator plays: the same plan's segs with the expert all-to-all and the
+// dispatcher's host time left on their passes, EpWindow::kExposed), each
+// pass carries all of it and marks it as forward_comm / backward_comm, and
+// the simulator's F&B pairs decide what is hidden (doc/cost-model.md
+// "Expert all-to-all overlap"). A global-batch aux
+// loss on an MoE pipeline runs all forwards first: gpipe with the same v
+// (`converted`). REQUIRES: plan.pp > 1 and a valid plan.
 struct PipelinePlan {
   PipelineConfig config;
   bool converted = false;  // schedule replaced by gpipe (global-batch aux loss)
   bool supported = true;   // false: V / DualPipe placement under all-forward-first
 };
 PipelinePlan BuildPipelinePlan(const StepModel::Impl& impl, const PlanSpec& plan,
-                               const PlanSegs& segs, double p2p_seconds);
+                               const PlanSegs& segs, double p2p_seconds,
+                               const PlanSegs* paired = nullptr);
 
 // What the step takes from one simulation (real units).
 struct PipelineTiming {

@@ -90,6 +90,14 @@ PlanSegs BuildSegs(const StepModel::Impl& impl, const PlanContext& ctx) {
   return s;
 }
 
+bool PairedSegs(const StepModel::Impl& impl, const PlanContext& ctx, PlanSegs& out) {
+  if (ctx.ep_window != EpWindow::kPaired || ctx.plan->pp <= 1) return false;
+  PlanContext raw = ctx;
+  raw.ep_window = EpWindow::kExposed;
+  out = BuildSegs(impl, raw);
+  return true;
+}
+
 ChunkKey KeyOfChunk(const PlanSegs& segs, const ModelWork& work, int64_t c) {
   const int64_t begin = segs.split.Begin(c), n = segs.split.Count(c);
   const int64_t n_moe = work.MoeLayers(begin, begin + n);
@@ -105,6 +113,7 @@ Seg ChunkSegOf(const PlanSegs& segs, const ChunkKey& k) {
     s.Add(segs.head, 1);
     s.Add(segs.mtp, 1);
   }
+  SettlePaired(s);
   return s;
 }
 
@@ -284,13 +293,11 @@ Held HeldOf(const PlanSpec& plan, const DeviceResult& dev, int64_t d, double m, 
     const double inflight = InFlight(plan, d, m, aff);
     return Held{inflight * dev.seg.act, inflight * dev.seg.act_extra};
   }
-  double peak = sim.device_peak_bytes[static_cast<size_t>(d)];
+  // Combined 1F1B's one more warm-up chunk forward (stages.cc InFlight) is
+  // in the simulated peak: its pairs hold the forward's activations from
+  // the pair's start (PipelineConfig::combined_1f1b).
+  const double peak = sim.device_peak_bytes[static_cast<size_t>(d)];
   const double per = dev.seg.act + dev.seg.act_extra;
-  // Combined 1F1B (a2a_overlap) runs one more warm-up chunk forward than
-  // the simulated interleaved order (stages.cc InFlight): 1/v of the device.
-  if (plan.a2a_overlap == EpOverlap::kCombined1F1B && plan.schedule == Schedule::kInterleaved) {
-    peak += per / static_cast<double>(ChunksPerDevice(plan));
-  }
   const double share = per > 0 ? dev.seg.act / per : 1.0;
   return Held{peak * share, peak * (1.0 - share)};
 }
@@ -402,7 +409,12 @@ CoreResult RunCore(const StepModel::Impl& impl, const PlanSpec& plan, PipelineTi
       // p2p stays out of the simulation (its fill/drain exposure is the
       // closed form below): without transfers competing for send/recv
       // streams the simulated makespan is monotone in every duration.
-      const PipelinePlan pipe = BuildPipelinePlan(impl, plan, segs, 0.0);
+      // DualPipe / DualPipeV and combined 1F1B: the simulator plays the F&B
+      // pairs on passes that carry all their expert all-to-all
+      // (doc/cost-model.md "Expert all-to-all overlap").
+      PlanSegs paired;
+      const bool pairs = PairedSegs(impl, c, paired);
+      const PipelinePlan pipe = BuildPipelinePlan(impl, plan, segs, 0.0, pairs ? &paired : nullptr);
       out.converted = pipe.converted;
       if (pipe.supported) sim = SimulatedPipeline(impl.pipeline_cache, pipe.config);
     }

@@ -87,6 +87,12 @@ PlanContext MakeContext(const StepModel::Impl& impl, const PlanSpec& plan);
 // MakeContext into an existing (default-constructed) context.
 void InitContext(const StepModel::Impl& impl, const PlanSpec& plan, PlanContext& c);
 PlanSegs BuildSegs(const StepModel::Impl& impl, const PlanContext& ctx);
+// Pipelines whose F&B pairs the simulator plays (DualPipe / DualPipeV,
+// combined 1F1B; ctx.ep_window == kPaired and pp > 1): the plan's segs with
+// the expert all-to-all and host time left on their passes
+// (EpWindow::kExposed) into `out`, for BuildPipelinePlan's `paired`; false,
+// `out` untouched, for every other plan.
+bool PairedSegs(const StepModel::Impl& impl, const PlanContext& ctx, PlanSegs& out);
 // Costs of model chunk c (its layers, plus embedding / head / MTP at the ends).
 Seg ChunkSeg(const PlanSegs& segs, const ModelWork& work, int64_t c);
 // What ChunkSeg depends on: chunk c's dense and MoE layer counts and whether

@@ -197,10 +197,12 @@ Result<PipelineConfig> StepModel::PipelineFor(const PlanSpec& plan) const {
                                       Seconds(0), Seconds(0)});
     return config;
   }
-  // Chunk costs as step/pipeline_timing.h builds them (communication already
-  // net of DualPipe's overlap, so nothing is hidden twice).
+  // Chunk costs as RunCore hands them to the simulator (step/pipeline_timing.h):
+  // paired schedules with their all-to-all on the passes, for the pairs to hide.
+  step_internal::PlanSegs paired;
+  const bool pairs = step_internal::PairedSegs(*impl_, ctx, paired);
   const step_internal::PipelinePlan pp = step_internal::BuildPipelinePlan(
-      *impl_, plan, segs, step_internal::P2pOne(*impl_, ctx).seconds);
+      *impl_, plan, segs, step_internal::P2pOne(*impl_, ctx).seconds, pairs ? &paired : nullptr);
   PipelineConfig config = pp.config;
   // The estimate runs a global-batch aux loss's pipeline as gpipe; here the
   // simulator checks the plan's own schedule and says why it cannot run.
