@@ -366,9 +366,9 @@ TEST(JobParse, ReadsAndValidates) {
   ASSERT_TRUE(ds.ok()) << ds.status().message();
   EXPECT_TRUE(ds->fsdp_per_tensor);
   EXPECT_FALSE(ds->fsdp_overlap);
-  auto bad = ParseJob("job: {seq_len: 8, global_batch_seqs: 8, fsdp_overlap: 2}", "j.yaml");
-  ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.status().message().find("job.fsdp_overlap"), std::string::npos);
+  auto two = ParseJob("job: {seq_len: 8, global_batch_seqs: 8, fsdp_overlap: 2}", "j.yaml");
+  ASSERT_FALSE(two.ok());
+  EXPECT_NE(two.status().message().find("job.fsdp_overlap"), std::string::npos);
 }
 
 TEST(Document, NestingDepth) {
