@@ -199,6 +199,17 @@ struct JobSpec {
   // breakdown item. false: a sync-free dispatch (static shapes, e.g. padded
   // to capacity, under CUDA graphs).
   bool moe_host_sync = true;
+  // ZeRO-3 / FSDP collectives (doc/cost-model.md §6, "ZeRO-3 / FSDP"). One
+  // weight all-gather and one gradient reduce-scatter per block (false: torch
+  // FSDP wrapping each block, Megatron-FSDP, XLA), or per weight matrix
+  // (true: DeepSpeed ZeRO-3 as released in 2021, one collective per parameter
+  // tensor; deepspeed/runtime/zero/partition_parameters.py).
+  bool fsdp_per_tensor = false;
+  // The gathers are prefetched and the reduce-scatters run on their own
+  // stream, hidden behind compute. false: both on the compute stream,
+  // exposed (DeepSpeed's overlap_comm default false of 2021, synchronous
+  // gathers of a module's parameters).
+  bool fsdp_overlap = true;
   int64_t global_batch_tokens() const { return seq_len * global_batch_seqs; }
 };
 

@@ -191,7 +191,8 @@ Result<JobSpec> ParseJob(std::string_view text, std::string_view origin) {
   OCCAM_RETURN_IF_ERROR(
       n.CheckKeys({"seq_len", "global_batch_seqs", "global_batch_tokens", "precision", "balance",
                    "moe_imbalance", "capacity_factor", "memory_headroom", "attention", "dropout",
-                   "overlap_grad_reduce", "tp_comm_overlap", "moe_host_sync"}));
+                   "overlap_grad_reduce", "tp_comm_overlap", "moe_host_sync", "fsdp_per_tensor",
+                   "fsdp_overlap"}));
   JobSpec job;
   OCCAM_ASSIGN_OR_RETURN(job.seq_len, spec::IntAtLeast(n, "seq_len", 1));
   if (n.Has("global_batch_seqs") == n.Has("global_batch_tokens")) {
@@ -233,6 +234,8 @@ Result<JobSpec> ParseJob(std::string_view text, std::string_view origin) {
   OCCAM_ASSIGN_OR_RETURN(job.overlap_grad_reduce, n.Bool("overlap_grad_reduce", true));
   OCCAM_ASSIGN_OR_RETURN(job.tp_comm_overlap, n.Bool("tp_comm_overlap", false));
   OCCAM_ASSIGN_OR_RETURN(job.moe_host_sync, n.Bool("moe_host_sync", true));
+  OCCAM_ASSIGN_OR_RETURN(job.fsdp_per_tensor, n.Bool("fsdp_per_tensor", false));
+  OCCAM_ASSIGN_OR_RETURN(job.fsdp_overlap, n.Bool("fsdp_overlap", true));
   OCCAM_RETURN_IF_ERROR(ValidateJob(job, origin));
   return job;
 }

@@ -357,6 +357,18 @@ TEST(JobParse, ReadsAndValidates) {
   auto odd = ParseJob("job: {seq_len: 8, global_batch_seqs: 8, moe_host_sync: 3}", "j.yaml");
   ASSERT_FALSE(odd.ok());
   EXPECT_NE(odd.status().message().find("job.moe_host_sync"), std::string::npos);
+  // ZeRO-3 collectives: per block and overlapped unless the job says otherwise.
+  EXPECT_FALSE(j->fsdp_per_tensor);
+  EXPECT_TRUE(j->fsdp_overlap);
+  auto ds = ParseJob(
+      "job: {seq_len: 8, global_batch_seqs: 8, fsdp_per_tensor: true, fsdp_overlap: false}",
+      "j.yaml");
+  ASSERT_TRUE(ds.ok()) << ds.status().message();
+  EXPECT_TRUE(ds->fsdp_per_tensor);
+  EXPECT_FALSE(ds->fsdp_overlap);
+  auto two = ParseJob("job: {seq_len: 8, global_batch_seqs: 8, fsdp_overlap: 2}", "j.yaml");
+  ASSERT_FALSE(two.ok());
+  EXPECT_NE(two.status().message().find("job.fsdp_overlap"), std::string::npos);
 }
 
 TEST(Document, NestingDepth) {

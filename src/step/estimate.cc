@@ -202,6 +202,13 @@ void AddAssumptions(Estimate& e, const StepModel::Impl& impl, const PlanSpec& pl
   if (!impl.job.overlap_grad_reduce) {
     a.push_back("data-parallel gradient reduction after the last backward, not overlapped");
   }
+  if (plan.zero >= 3 && (impl.job.fsdp_per_tensor || !impl.job.fsdp_overlap)) {
+    a.push_back(std::string("zero-3 collectives: ") +
+                (impl.job.fsdp_per_tensor ? "one all-gather and reduce-scatter per weight matrix"
+                                          : "one all-gather and reduce-scatter per block") +
+                (impl.job.fsdp_overlap ? ", prefetched behind compute"
+                                       : ", on the compute stream (exposed)"));
+  }
   if (impl.model.moe && impl.job.capacity_factor > 0 && r.ctx.lambda >= impl.job.capacity_factor) {
     a.push_back(fmt::format(
         "MoE rank imbalance lambda = {:.3g}: capped by the capacity factor (tokens dropped)",

@@ -1,11 +1,14 @@
 // Framework-level job options in a whole step: the attention kernel and
 // dropout (memory-bound passes priced at the chip's HBM bandwidth, the stored
-// score matrix) and the overlap of the data-parallel gradient reduction.
+// score matrix), the overlap of the data-parallel gradient reduction and the
+// granularity and overlap of ZeRO-3's collectives.
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "cost/test_models.h"
+#include "occam/collective.h"
+#include "occam/cost.h"
 #include "occam/step.h"
 #include "step/test_fixtures.h"
 
@@ -194,6 +197,58 @@ TEST(JobOptions, DispatchHostTimeIsCalibratedForGpusOnly) {
   EXPECT_EQ(CatalogCluster("h800", 8)->chip.moe_dispatch_host_s,
             CatalogCluster("h100", 8)->chip.moe_dispatch_host_s);
   EXPECT_EQ(CatalogCluster("tpu-v5p", 64)->chip.moe_dispatch_host_s, 0.0);
+}
+
+// ZeRO-3 collectives of a GPT block (q, k, v, o of h x h; fc1, fc2 of h x 4h;
+// biases and LayerNorms unpartitioned) over 16 H100s on two nodes.
+struct Zero3Case {
+  ModelSpec model = testing::Gpt(4, 2048, 16, 51200);
+  ClusterSpec cluster = testing::H100Cluster(16);
+  JobSpec job;
+  std::string plan = "tp=1,pp=1,dp=16,zero=3,mbs=1,recompute=full";
+  Zero3Case() {
+    job.seq_len = 2048;
+    job.global_batch_seqs = 32;  // m = 2 micro-batches per rank
+  }
+  TimeItem Fsdp(bool per_tensor, bool overlap) const {
+    return ItemWith(
+        model, cluster, job, plan,
+        [&](JobSpec& j) {
+          j.fsdp_per_tensor = per_tensor;
+          j.fsdp_overlap = overlap;
+        },
+        "dp", "fsdp");
+  }
+};
+
+TEST(JobOptions, PerTensorZero3PaysOneCollectivePerWeightMatrix) {
+  const Zero3Case z;
+  const double h = 2048, m = 2, layers = 4;
+  const RankGroup dp{16, 1};
+  auto call = [&](CollectiveOp op, double bytes) {
+    return EstimateCollective(z.cluster, op, Bytes(bytes), dp).time.value();
+  };
+  // Per micro-batch and block: forward and backward gathers (2 B per
+  // parameter), one gradient reduce-scatter (4 B).
+  auto block = [&](double params, double count) {
+    return count * (2 * call(CollectiveOp::kAllGather, 2 * params) +
+                    call(CollectiveOp::kReduceScatter, 4 * params));
+  };
+  const double whole = BuildModelWork(z.model, 2048).dense.params_dense;
+  const double expected = m * layers * (block(h * h, 4) + block(4 * h * h, 2) - block(whole, 1));
+  const TimeItem per_block = z.Fsdp(false, true), per_tensor = z.Fsdp(true, true);
+  EXPECT_GT(expected, 0.0);  // six calls cost more latency and smaller chunks than one
+  EXPECT_NEAR(per_tensor.total.value() - per_block.total.value(), expected, 1e-9 * expected);
+}
+
+TEST(JobOptions, Zero3OnTheComputeStreamIsAllExposed) {
+  const Zero3Case z;
+  for (bool per_tensor : {false, true}) {
+    const TimeItem hidden = z.Fsdp(per_tensor, true), exposed = z.Fsdp(per_tensor, false);
+    EXPECT_DOUBLE_EQ(exposed.total.value(), hidden.total.value());
+    EXPECT_DOUBLE_EQ(exposed.exposed.value(), exposed.total.value());
+    EXPECT_LT(hidden.exposed.value(), hidden.total.value());
+  }
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 #include "step/layer_cost.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "step/comm.h"
 #include "step/stages.h"
@@ -220,20 +221,76 @@ void AddHostBound(const PlanContext& c, Seg& s) {
 }
 
 // ZeRO-3 / FSDP: gather weights before forward and backward, reduce-scatter
-// gradients after backward, each prefetched behind the block's compute.
-void AddFsdp(const PlanContext& c, Seg& s, Hide& h) {
+// gradients after backward. Each collective unit is its own call with its
+// own ring latency and chunk efficiency (doc/cost-model.md §4.2-4.3): a
+// block's dense and expert weights (FSDP's per-block wrapping), or, with
+// fsdp_per_tensor, every weight matrix alone (DeepSpeed ZeRO-3 of 2021:
+// _allgather_param / _reduce_scatter_gradient per parameter tensor,
+// deepspeed/runtime/zero/partition_parameters.py; bias and norm vectors
+// under stage3_param_persistence_threshold stay unpartitioned and are not
+// gathered). With fsdp_overlap the gathers are prefetched and the
+// reduce-scatters run on their own stream, hidden behind the block's
+// compute (Settle); without it they run on the compute stream, exposed
+// (DeepSpeed overlap_comm false: the reduction on the current stream,
+// deepspeed/runtime/zero/stage2.py average_tensor; synchronous module gathers).
+struct FsdpUnits {
+  struct Unit {
+    double params = 0, count = 0;  // `count` collectives of `params` parameters each
+    RankGroup group;
+  };
+  std::array<Unit, 4 * GemmWork::kMaxShapes + 2> units{};
+  int size = 0;
+  void Add(double params, double count, RankGroup group) {
+    if (params > 0 && count > 0 && size < static_cast<int>(units.size())) {
+      units[static_cast<size_t>(size++)] = Unit{params, count, group};
+    }
+  }
+  // Each matmul shape of `g` (equal shapes merged: count = flops / (2 x
+  // weights)), `copies` times, split over `split` ranks.
+  void AddMatrices(const GemmWork& g, double copies, double split, RankGroup group) {
+    for (int i = 0; i < g.num_shapes; ++i) {
+      const GemmWork::Shape& x = g.shapes[static_cast<size_t>(i)];
+      const double weights = x.small * x.large;
+      if (weights <= 0) continue;
+      Add(weights / split, copies * std::round(x.flops / (2.0 * weights)), group);
+    }
+  }
+};
+
+FsdpUnits WholeUnits(const PlanContext& c, const Seg& s) {
+  FsdpUnits u;
+  u.Add(s.params_dense, 1, c.fsdp_dense);
+  u.Add(s.params_expert, 1, c.fsdp_expert);
+  return u;
+}
+
+FsdpUnits BlockUnits(const PlanContext& c, const BlockWork& b, const Seg& s) {
+  if (!c.job->fsdp_per_tensor) return WholeUnits(c, s);
+  FsdpUnits u;
+  const double tp = static_cast<double>(c.plan->tp);
+  u.AddMatrices(b.attn_proj, 1, tp, c.fsdp_dense);
+  u.AddMatrices(b.mlp, 1, tp, c.fsdp_dense);
+  u.AddMatrices(b.router, 1, 1, c.fsdp_dense);
+  if (b.top_k > 0) {
+    const double local = static_cast<double>(c.model->moe->num_experts / c.plan->ep);
+    u.AddMatrices(b.expert, local, static_cast<double>(c.plan->etp), c.fsdp_expert);
+  }
+  return u;
+}
+
+void AddFsdp(const PlanContext& c, const FsdpUnits& u, Seg& s, Hide& h) {
   if (c.plan->zero < 3) return;
-  auto gather = [&](double params, RankGroup g) {
-    return c.Comm(CollectiveOp::kAllGather, params * 2.0, g).seconds;
-  };
-  auto scatter = [&](double params, RankGroup g) {
-    return c.Comm(CollectiveOp::kReduceScatter, params * 4.0, g).seconds;
-  };
-  const double ag = gather(s.params_dense, c.fsdp_dense) + gather(s.params_expert, c.fsdp_expert);
-  const double rs = scatter(s.params_dense, c.fsdp_dense) + scatter(s.params_expert, c.fsdp_expert);
+  double ag = 0, rs = 0;
+  for (int i = 0; i < u.size; ++i) {
+    const FsdpUnits::Unit& x = u.units[static_cast<size_t>(i)];
+    ag += x.count * c.Comm(CollectiveOp::kAllGather, x.params * 2.0, x.group).seconds;
+    rs += x.count * c.Comm(CollectiveOp::kReduceScatter, x.params * 4.0, x.group).seconds;
+  }
   s.total[kAxFsdp] += 2 * ag + rs;
-  h.f[kAxFsdp] += ag;
-  h.b[kAxFsdp] += ag + rs;
+  auto& f = c.job->fsdp_overlap ? h.f : s.exp_f;
+  auto& b = c.job->fsdp_overlap ? h.b : s.exp_b;
+  f[kAxFsdp] += ag;
+  b[kAxFsdp] += ag + rs;
 }
 
 double Sum(const std::array<double, kNumAx>& a) {
@@ -472,7 +529,7 @@ Seg BlockSeg(const PlanContext& c, const BlockWork& b, bool moe) {
   AddBlockTp(c, tp_mlp ? 2.0 : 1.0, s, h);
   AddCp(c, s, h);
   if (moe) AddEp(c, b, s, h);
-  AddFsdp(c, s, h);
+  AddFsdp(c, BlockUnits(c, b, s), s, h);
   const double core_b = x.core_b + (p.recompute == Recompute::kNone ? 0.0 : x.core);
   Settle(c, x.core, core_b, h, s);
   if (moe) AddHostBound(c, s);
@@ -488,7 +545,7 @@ Seg EmbeddingSeg(const PlanContext& c) {
   s.params_dense = static_cast<double>(c.work->params_embedding) / tp;
   AddTp(c, 0.5, s);  // vocab-parallel embedding: one reduce-scatter (fwd) / all-gather (bwd)
   Hide hide;
-  AddFsdp(c, s, hide);
+  AddFsdp(c, WholeUnits(c, s), s, hide);
   Settle(c, 0, 0, hide, s);
   return s;
 }
@@ -508,7 +565,7 @@ Seg HeadSeg(const PlanContext& c) {
   s.act = c.tokens * w.head_act_bytes / tp;
   AddTp(c, 0.5, s);  // gather the sequence before the vocab-parallel head
   Hide h;
-  AddFsdp(c, s, h);
+  AddFsdp(c, WholeUnits(c, s), s, h);
   Settle(c, 0, 0, h, s);
   return s;
 }

@@ -116,6 +116,31 @@ int RunYear(const PublishedRun& run) {
 // local DDP, allreduce_gradients() in train_step); bucketed overlap came with
 // Megatron-Core's overlap_grad_reduce in 2023. Later and undated runs keep
 // the JobSpec defaults.
+//
+// DeepSpeed's ZeRO-3 as released in 2021 (v0.3) issued one all-gather per
+// parameter tensor (_allgather_param, or one per module with a synchronous
+// _allgather_params) and one reduce-scatter per gradient tensor
+// (_reduce_scatter_gradient), deepspeed/runtime/zero/partition_parameters.py;
+// its zero_optimization.overlap_comm defaulted to false
+// (deepspeed/runtime/zero/constants.py), which reduces on the compute stream
+// (average_tensor). A run dated up to 2021 whose ZeRO is DeepSpeed's gets
+// both (JobSpec::fsdp_per_tensor, fsdp_overlap); they act only under ZeRO-3.
+bool DeepSpeedZero(const PublishedRun& run) {
+  return FrameworkOf(run) == Framework::kDeepSpeed ||
+         Has(Lower(run.parallel.zero.value_or(std::string())), "deepspeed");
+}
+
+void SetDatedDeepSpeedZero(const PublishedRun& run, JobSpec* job,
+                           std::vector<std::pair<std::string, std::string>>* filled) {
+  if (RunYear(run) > 2021 || !DeepSpeedZero(run)) return;
+  job->fsdp_per_tensor = true;
+  job->fsdp_overlap = false;
+  const std::string why = " (run dated " + *run.date + ": DeepSpeed ZeRO-3 v0.3, ";
+  Fill(filled, "job.fsdp_per_tensor",
+       "true" + why + "one all-gather and reduce-scatter per parameter tensor)");
+  Fill(filled, "job.fsdp_overlap", "false" + why + "overlap_comm default false)");
+}
+
 void SetDatedDefaults(const PublishedRun& run, JobSpec* job,
                       std::vector<std::pair<std::string, std::string>>* filled) {
   const int year = RunYear(run);
@@ -123,6 +148,7 @@ void SetDatedDefaults(const PublishedRun& run, JobSpec* job,
   job->attention = AttentionImpl::kMaterialized;
   const std::string why = " (run dated " + *run.date + ", before FlashAttention";
   Fill(filled, "job.attention", "materialized" + why + " reached training frameworks)");
+  SetDatedDeepSpeedZero(run, job, filled);
   if (FrameworkOf(run) != Framework::kMegatronLm) return;
   job->dropout = true;
   job->overlap_grad_reduce = false;

@@ -67,6 +67,36 @@ TEST(RunFramework, AttentionKernelFollowsTheDateAndDropoutTheFramework) {
   EXPECT_EQ(undated->job.attention, AttentionImpl::kFlash);
 }
 
+TEST(RunFramework, DeepSpeedZero3Of2021IssuesPerTensorCollectivesOnTheComputeStream) {
+  // A run whose ZeRO is DeepSpeed's, dated up to 2021: one collective per
+  // parameter tensor, overlap_comm false.
+  auto ds = BuildRunSetup(BundledRun("narayanan2021_t2_zero3_174.6B_768gpu"));
+  ASSERT_TRUE(ds.ok()) << ds.status().message();
+  EXPECT_TRUE(ds->job.fsdp_per_tensor);
+  EXPECT_FALSE(ds->job.fsdp_overlap);
+  EXPECT_TRUE(HasFilled(ds->filled, "job.fsdp_per_tensor"));
+  EXPECT_TRUE(HasFilled(ds->filled, "job.fsdp_overlap"));
+  // The framework field alone says DeepSpeed as well.
+  PublishedRun named = BundledRun("narayanan2021_t2_zero3_174.6B_768gpu");
+  named.framework = "deepspeed";
+  named.parallel.zero = "ZeRO-3";
+  auto by_name = BuildRunSetup(named);
+  ASSERT_TRUE(by_name.ok()) << by_name.status().message();
+  EXPECT_TRUE(by_name->job.fsdp_per_tensor);
+  // A later date, or another ZeRO implementation, keeps the defaults.
+  PublishedRun later = BundledRun("narayanan2021_t2_zero3_174.6B_768gpu");
+  later.date = "2022-06";
+  PublishedRun other = BundledRun("narayanan2021_t2_zero3_174.6B_768gpu");
+  other.parallel.zero = "FSDP (PyTorch)";
+  for (const PublishedRun& r : {later, other}) {
+    auto s = BuildRunSetup(r);
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    EXPECT_FALSE(s->job.fsdp_per_tensor) << *r.date << " " << *r.parallel.zero;
+    EXPECT_TRUE(s->job.fsdp_overlap) << *r.date << " " << *r.parallel.zero;
+    EXPECT_FALSE(HasFilled(s->filled, "job.fsdp_per_tensor"));
+  }
+}
+
 TEST(RunFramework, DefaultsFillWhatTheRunLeavesUnstated) {
   // Megatron-LM: plain data parallelism first, no recompute first, 1F1B.
   PublishedRun r = BundledRun("narayanan2021_t2_ptdp_174.6B_384gpu");

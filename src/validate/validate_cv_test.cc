@@ -78,11 +78,12 @@ TEST(CrossValidation, HeldOutMeasurementsDoNotReachTheirOwnPredictions) {
   EXPECT_TRUE(moved);
 }
 
-// The gate on the bundled runs, out of sample: 9.04% / 37.17% with the
-// host-bound MoE dispatcher sync (MoE 19.1% / 38.8%, was 23.1% / 56.7%; the
-// p90 of all runs rose from 36.5%).
+// The gate on the bundled runs, out of sample: 9.04% / 30.66% with DeepSpeed
+// ZeRO-3's per-tensor collectives on the compute stream (A100 p90 132% ->
+// 28.5%); 9.04% / 37.17% before, with the host-bound MoE dispatcher sync
+// (MoE 19.1% / 38.8%, was 23.1% / 56.7%; the p90 of all runs rose from 36.5%).
 constexpr double kMaxOosMedian = 0.091;
-constexpr double kMaxOosP90 = 0.372;
+constexpr double kMaxOosP90 = 0.307;
 
 TEST(CrossValidation, OutOfSampleGateAndTheVerdictsErrorBand) {
   auto runs = BundledRuns();

@@ -25,8 +25,11 @@ namespace {
 // Re-based when the MoE dispatcher's host time became host-bound (the device
 // idles max(0, H - forward work) per sync) and the h100 row was refitted
 // (0.71/256/1024, host 8.5 ms): 6.13% / 38.51%.
+// Re-based when DeepSpeed ZeRO-3 of 2021 got its per-tensor collectives on
+// the compute stream and the a100 row was refitted (0.89/256/768):
+// 6.18% / 31.17%.
 constexpr double kMaxMedianError = 0.062;
-constexpr double kMaxP90Error = 0.386;
+constexpr double kMaxP90Error = 0.312;
 constexpr double kMaxKorthikantiMeanError = 0.0365;  // the acceptance bound
 constexpr int64_t kMaxSkipped = 13;
 
