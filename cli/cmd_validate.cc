@@ -22,6 +22,12 @@ struct ValidateFlags {
 
 int RunValidate(const ValidateFlags& f) {
   Result<std::vector<PublishedRun>> runs = BundledRuns();
+  if (runs.ok() && f.runs_file.empty()) {
+    // The bundled measured-memory runs are scored beside the throughput ones.
+    Result<std::vector<PublishedRun>> memory = BundledMemoryRuns();
+    if (!memory.ok()) return Fail(memory.status());
+    runs->insert(runs->end(), memory->begin(), memory->end());
+  }
   if (!f.runs_file.empty()) {
     Result<std::string> text = ReadInputFile(f.runs_file);
     if (!text.ok()) return Fail(text.status());

@@ -42,6 +42,7 @@ struct GemmWork {
   double flops = 0;    // sum of 2*m*n*k over the group's matmuls, divided by tokens
   double weights = 0;  // weight elements the group reads (one expert for kExperts)
   double io = 0;       // activation elements read + written per token (k + n per matmul)
+  double outputs = 0;  // output elements per token (n per matmul)
   // The group's distinct matmul shapes (equal shapes merged), for the width
   // term of the GEMM efficiency: small = min(n, k), large = max(n, k); a
   // parallel split of d ranks divides the larger one (Megatron-LM column /
@@ -75,6 +76,13 @@ struct ActivationWork {
   double fp8_tp_sharded = 0;
   double fp8_seq_region = 0;
   double fp8_per_expert_copy = 0;
+  // Kept under operator-level selective checkpointing (Recompute::
+  // kSelectiveOp, torchtitan's "op" policy): every second matmul output,
+  // taken as half of the block's matmul outputs, the attention output and
+  // fp32 log-sum-exp (op_tp, divided by tp), the block input (op_seq,
+  // divided by tp with sequence parallelism).
+  double op_tp = 0;
+  double op_seq = 0;
 };
 
 // One transformer block kind (dense-MLP block or MoE block).
@@ -184,7 +192,15 @@ struct StateBytesPerParam {
 struct StateMemory {
   Bytes weights, grads, optimizer;
 };
+// Under ZeRO-3 / FSDP the state per parameter is FullyShardedStateBytes(b):
+// an fp32 weight shard that is its own master, the gradient, Adam m and v.
 StateMemory ShardedState(double params, int zero, double shard, const StateBytesPerParam& b = {});
+StateBytesPerParam FullyShardedStateBytes(const StateBytesPerParam& b);
+
+// The loss's working set at its peak beyond `held_logit_bytes` of kept
+// logits (16-bit logits + fp32 log-softmax, 6 B per logit): its
+// log-softmax backward holds three fp32 tensors, 12 B per logit.
+double LossTransientBytes(double held_logit_bytes);
 
 // Stored activations of one block for one micro-batch on one chip, bytes.
 // tokens = b*s/cp on this chip's sequence shard; `lambda` scales the routed

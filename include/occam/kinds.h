@@ -29,7 +29,10 @@ enum class BalanceMethod {
   kNone,           // no balancing
 };
 
-enum class Recompute { kNone, kSelective, kFull };
+// kSelectiveOp: operator-level selective checkpointing as torchtitan's "op"
+// policy runs it (every second matmul output, the attention output and the
+// block input kept; element-wise ops and the other matmuls recomputed).
+enum class Recompute { kNone, kSelective, kFull, kSelectiveOp };
 
 enum class Precision { kBf16, kFp8 };
 

@@ -168,6 +168,12 @@ struct JobSpec {
   double capacity_factor = 0.0;
   // Fraction of HBM kept free (allocator fragmentation, workspace).
   double memory_headroom = 0.05;
+  // The loss's cross entropy runs fused (Megatron-Core's vocab-parallel
+  // cross entropy, Transformer Engine's): its peak stays at the kept 16-bit
+  // logits + fp32 log-softmax. false: PyTorch's cross_entropy on
+  // pred.float() (torchtitan components/loss.py), whose log-softmax backward
+  // holds three fp32 copies of the logits (doc/cost-model.md §3).
+  bool fused_cross_entropy = true;
   // Attention kernel: FlashAttention, or the materialised score matrix of
   // pre-2023 frameworks (kinds.h).
   AttentionImpl attention = AttentionImpl::kFlash;

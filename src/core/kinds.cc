@@ -39,10 +39,11 @@ constexpr std::array<std::pair<std::string_view, BalanceMethod>, 5> kBalance = {
     {"none", BalanceMethod::kNone},
 }};
 
-constexpr std::array<std::pair<std::string_view, Recompute>, 3> kRecompute = {{
+constexpr std::array<std::pair<std::string_view, Recompute>, 4> kRecompute = {{
     {"none", Recompute::kNone},
     {"selective", Recompute::kSelective},
     {"full", Recompute::kFull},
+    {"selective_op", Recompute::kSelectiveOp},
 }};
 
 constexpr std::array<std::pair<std::string_view, Precision>, 2> kPrecision = {{

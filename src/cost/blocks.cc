@@ -21,6 +21,7 @@ int64_t AddMatmul(GemmWork& g, int64_t in, int64_t out, bool bias) {
   g.weights += static_cast<double>(in) * static_cast<double>(out);
   g.io += static_cast<double>(in + out);
   g.AddShape(static_cast<double>(in), static_cast<double>(out));
+  g.outputs += static_cast<double>(out);
   return in * out + (bias ? out : 0);
 }
 
@@ -121,6 +122,24 @@ int64_t AddMlp(const ModelSpec& m, int64_t f, bool bias, GemmWork& g, double* ac
   return p;
 }
 
+// Operator-level selective checkpointing (torchtitan's "op" policy,
+// torchtitan/parallelisms/parallelize_llama.py _save_list at commit 9dec370:
+// the outputs of aten.mm except every second one, of the SDPA kernels and of
+// reduce-scatter are saved; the rest is recomputed in backward). Kept per
+// token: half of the outputs of the block's matmuls (the alternation's mean;
+// the router's included), the attention output (a*d_v) and its fp32
+// log-sum-exp, and the block's input. Routed experts (grouped GEMMs) keep
+// their per-copy tensors as under selective recompute.
+void OpSacKept(const ModelSpec& m, BlockWork& b) {
+  const AttentionSpec& at = m.attention;
+  const double a = static_cast<double>(at.num_heads);
+  const double dv =
+      static_cast<double>(at.kind == AttentionKind::kMla ? at.mla.v_head_dim : at.head_dim);
+  const double outputs = b.attn_proj.outputs + b.mlp.outputs + b.router.outputs;
+  b.act.op_tp = kAct * (0.5 * outputs + a * dv) + kFp32Bytes * a;
+  b.act.op_seq = kAct * static_cast<double>(m.hidden);
+}
+
 int64_t AddMoe(const ModelSpec& m, BlockWork& b) {
   const MoeSpec& e = *m.moe;
   const int64_t h = m.hidden;
@@ -171,6 +190,7 @@ BlockWork BuildBlock(const ModelSpec& model, bool moe, double span,
                 &b.act.fp8_tp_sharded, &b.elementwise_bytes);
   }
   b.params_dense = p;
+  OpSacKept(model, b);
   // Outside the tp region: two norm inputs, attention and MLP inputs
   // (Korthikanti Table 1: 2sbh each), and two dropout masks (sbh each).
   b.act.seq_region += kAct * 4.0 * h + (options.dropout ? 2.0 * h : 0.0);

@@ -15,8 +15,11 @@ TEST(Memory, DistributedOptimizerBytesPerParam) {
   EXPECT_DOUBLE_EQ((m.weights + m.grads + m.optimizer).value(), p * (6 + 12 / d));
   const StateMemory none = ShardedState(p, 0, d);
   EXPECT_DOUBLE_EQ((none.weights + none.grads + none.optimizer).value(), 18 * p);
+  // Fully sharded: an fp32 weight shard that is its own master (FSDP2), 4 + 4
+  // + 8 = 16 bytes per parameter, the ZeRO paper's 2 + 2 + 12 (§3.1).
   const StateMemory z3 = ShardedState(p, 3, d);
-  EXPECT_DOUBLE_EQ((z3.weights + z3.grads + z3.optimizer).value(), 18 * p / d);
+  EXPECT_DOUBLE_EQ((z3.weights + z3.grads + z3.optimizer).value(), 16 * p / d);
+  EXPECT_DOUBLE_EQ(z3.weights.value(), 4 * p / d);
   const StateMemory z2 = ShardedState(p, 2, d);
   EXPECT_DOUBLE_EQ(z2.grads.value(), 4 * p / d);
   EXPECT_DOUBLE_EQ(z2.weights.value(), 2 * p);
@@ -47,6 +50,35 @@ TEST(Memory, KorthikantiTable2WithoutSequenceParallel) {
   const double expected = s * b * h * (10 + 24 / t + 5 * a * s / (h * t));
   EXPECT_NEAR(BlockActivationBytes(k.work.dense, k.work, b * s, s, 4, false, Recompute::kNone, 1),
               expected, 1e-6 * expected);
+}
+
+// The loss's log-softmax backward holds three fp32 tensors (12 B per
+// logit) against the 2 + 4 B kept between forward and backward.
+TEST(Memory, LossPeakIsThreeFp32CopiesOfTheLogits) {
+  const double logits = 2.0 * 8192 * 128256;
+  const double held = 6.0 * logits;
+  EXPECT_DOUBLE_EQ(held + LossTransientBytes(held), 12.0 * logits);
+}
+
+// Operator-level selective checkpointing on Llama 3.1 8B (h 4096, 32 heads
+// of 128, 8 KV heads, SwiGLU 14336): half of the matmul outputs q 4096,
+// k 1024, v 1024, o 4096, gate 14336, up 14336, down 4096 at 2 B, the
+// attention output 4096 at 2 B and its fp32 log-sum-exp (32 x 4 B), and the
+// block input 4096 at 2 B, per token.
+TEST(Memory, OperatorLevelSelectiveOnLlama8B) {
+  const ModelSpec m = testing::Llama8B();
+  const ModelWork w = BuildModelWork(m, 8192, ActivationOptions{});
+  const double outputs = 4096 + 1024 + 1024 + 4096 + 14336 + 14336 + 4096;
+  const double per_token = 2.0 * (outputs / 2 + 4096) + 4.0 * 32 + 2.0 * 4096;
+  const double tokens = 2.0 * 8192;
+  EXPECT_NEAR(BlockActivationBytes(w.dense, w, tokens, 8192, 1, false, Recompute::kSelectiveOp, 1),
+              tokens * per_token, 1e-6 * tokens * per_token);
+  // With tp = 4 and sequence parallelism every kept tensor is divided by 4.
+  EXPECT_NEAR(BlockActivationBytes(w.dense, w, tokens, 8192, 4, true, Recompute::kSelectiveOp, 1),
+              tokens * per_token / 4, 1e-6 * tokens * per_token);
+  // Less than Korthikanti's selective recompute keeps.
+  EXPECT_LT(BlockActivationBytes(w.dense, w, tokens, 8192, 1, false, Recompute::kSelectiveOp, 1),
+            BlockActivationBytes(w.dense, w, tokens, 8192, 1, false, Recompute::kSelective, 1));
 }
 
 TEST(Memory, KorthikantiSelectiveAndFullRecompute) {

@@ -29,6 +29,7 @@ std::string_view Remat(Recompute r) {
     case Recompute::kNone:
       return "none";
     case Recompute::kSelective:
+    case Recompute::kSelectiveOp:
       return "minimal";
     case Recompute::kFull:
       return "full";

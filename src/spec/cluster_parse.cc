@@ -188,7 +188,7 @@ Result<JobSpec> ParseJob(std::string_view text, std::string_view origin) {
   OCCAM_RETURN_IF_ERROR(
       n.CheckKeys({"seq_len", "global_batch_seqs", "global_batch_tokens", "precision", "balance",
                    "moe_imbalance", "capacity_factor", "memory_headroom", "attention", "dropout",
-                   "overlap_grad_reduce", "tp_comm_overlap"}));
+                   "overlap_grad_reduce", "tp_comm_overlap", "fused_cross_entropy"}));
   JobSpec job;
   OCCAM_ASSIGN_OR_RETURN(job.seq_len, spec::IntAtLeast(n, "seq_len", 1));
   if (n.Has("global_batch_seqs") == n.Has("global_batch_tokens")) {
@@ -229,6 +229,7 @@ Result<JobSpec> ParseJob(std::string_view text, std::string_view origin) {
   OCCAM_ASSIGN_OR_RETURN(job.dropout, n.Bool("dropout", false));
   OCCAM_ASSIGN_OR_RETURN(job.overlap_grad_reduce, n.Bool("overlap_grad_reduce", true));
   OCCAM_ASSIGN_OR_RETURN(job.tp_comm_overlap, n.Bool("tp_comm_overlap", false));
+  OCCAM_ASSIGN_OR_RETURN(job.fused_cross_entropy, n.Bool("fused_cross_entropy", true));
   OCCAM_RETURN_IF_ERROR(ValidateJob(job, origin));
   return job;
 }

@@ -321,6 +321,9 @@ Seg BlockSeg(const PlanContext& c, const BlockWork& b, bool moe) {
   s.cw = matmul;
   if (p.recompute == Recompute::kFull) s.cb += s.cf;
   if (p.recompute == Recompute::kSelective) s.cb += x.core;
+  // Operator-level checkpointing re-runs every second matmul and the
+  // element-wise ops (ActivationWork::op_tp).
+  if (p.recompute == Recompute::kSelectiveOp) s.cb += 0.5 * matmul + x.ew;
   const double tp = static_cast<double>(p.tp);
   s.params_dense = static_cast<double>(b.params_dense) / tp;
   s.params_expert = static_cast<double>(b.params_expert) / static_cast<double>(p.ep * p.etp);
@@ -333,6 +336,13 @@ Seg BlockSeg(const PlanContext& c, const BlockWork& b, bool moe) {
   if (p.recompute == Recompute::kFull) {
     s.act_work = BlockActivationBytes(b, *c.work, c.tokens, seq, p.tp, p.sp, Recompute::kNone,
                                       c.lambda, c.job->precision);
+  }
+  // Operator-level checkpointing rebuilds one block's recomputed tensors at a
+  // time, beside the kept ones.
+  if (p.recompute == Recompute::kSelectiveOp) {
+    s.act_work = std::max(0.0, BlockActivationBytes(b, *c.work, c.tokens, seq, p.tp, p.sp,
+                                                    Recompute::kNone, c.lambda, c.job->precision) -
+                                   s.act - s.act_extra);
   }
   const bool tp_mlp = !moe || c.model->moe->num_shared_experts > 0 || p.etp > 1;
   Hide h;

@@ -112,6 +112,7 @@ struct DeviceResult {
   Seg seg;  // per micro-batch costs (DualPipe: mean of its two stage copies)
   double params_dense = 0, params_expert = 0;  // held by the device
   bool has_head = false;
+  bool has_embedding = false;
 };
 
 // What Device() depends on besides the plan: the keys of the device's
@@ -149,6 +150,7 @@ DeviceResult Device(const PlanSegs& segs, const StepModel::Impl& impl, const Pla
     r.params_dense += chunk.params_dense;
     r.params_expert += chunk.params_expert;
     if (key.last) r.has_head = true;
+    if (key.first) r.has_embedding = true;
     if (k < 2 && key.first) first_two_have_embedding = true;
   }
   // Tied embeddings: the head's device keeps its own copy (Megatron-Core).
@@ -200,13 +202,36 @@ void DataParallelTail(const PlanContext& c, const DeviceResult& dev, const Devic
   // reduce once per step.
   const double times = p.zero == 2 ? out.m : 1.0;
   put(out.dp_grad, grad_op, kGradBytesPerParam * dev.params_dense, c.dense_dp, t.b + t.w, times);
-  put(out.edp_grad, grad_op, kGradBytesPerParam * dev.params_expert, c.groups.edp, t.b + t.w, times);
+  put(out.edp_grad, grad_op, kGradBytesPerParam * dev.params_expert, c.groups.edp, t.b + t.w,
+      times);
   if (p.zero >= 1) {
     put(out.dp_gather, CollectiveOp::kAllGather, kWeightBytesPerParam * dev.params_dense,
         c.dense_dp, t.f);
     put(out.edp_gather, CollectiveOp::kAllGather, kWeightBytesPerParam * dev.params_expert,
         c.groups.edp, t.f);
   }
+}
+
+// Unsharded copies ZeRO-3 / FSDP holds beside its shards (doc/cost-model.md
+// §3). With a pipeline, the stage's 16-bit weights stay gathered and its
+// gradients unsharded (fp32) until the last micro-batch: torchtitan sets
+// reshard_after_forward = False under PP (parallelize_llama.py, "to avoid
+// per-microbatch all-gathers") and torch.distributed.pipelining syncs and
+// reshards FSDP gradients only in the last backward. Without one, two
+// gathered blocks (the running one and the prefetched next) and the root
+// unit (embedding, final norm, head: FSDP2's fully_shard(model) after the
+// blocks), gathered through the whole forward on the devices that hold it.
+double FullyShardedBuffers(const PlanContext& c, const DeviceResult& dev) {
+  const PlanSpec& p = *c.plan;
+  const double tp = static_cast<double>(p.tp);
+  if (p.pp > 1) return (kBf16Bytes + kFp32Bytes) * (dev.params_dense + dev.params_expert);
+  const double block =
+      std::max(c.work->dense.params_dense,
+               c.work->moe.params_dense + c.work->moe.params_expert / std::max<int64_t>(p.ep, 1));
+  double root = 0;
+  if (dev.has_embedding) root += static_cast<double>(c.work->params_embedding);
+  if (dev.has_head) root += static_cast<double>(c.work->params_head);
+  return kBf16Bytes * (2.0 * block + root) / tp;
 }
 
 // Stored activations the device holds at its peak: `held_act` of them
@@ -231,8 +256,12 @@ MemoryBreakdown DeviceMemory(const PlanContext& c, const PlanSegs& segs, const D
   // Combined 1F1B: a paired layer builds the next micro-batch's activations
   // before its backward frees the previous one's (doc/cost-model.md).
   if (c.a2a) act += segs.moe.act + segs.moe.act_extra;
-  if (dev.has_head) act += segs.logits * (all_forward_first ? m : 1.0);
   mem.activations = Bytes(act);
+  if (dev.has_head) {
+    const double held_logits = segs.logits * (all_forward_first ? m : 1.0);
+    const bool unfused = !c.job->fused_cross_entropy;
+    mem.logits = Bytes(held_logits + (unfused ? LossTransientBytes(segs.logits) : 0.0));
+  }
   // Routing-imbalance headroom, TP all-gather buffers (2 x T h), EP
   // receive buffers (lambda k T/tp h, send + receive), ZeRO-3 prefetch
   // (two gathered blocks).
@@ -243,12 +272,7 @@ MemoryBreakdown DeviceMemory(const PlanContext& c, const PlanSegs& segs, const D
     other +=
         2.0 * c.lambda * static_cast<double>(c.model->moe->top_k) * th / static_cast<double>(p.tp);
   }
-  if (p.zero >= 3) {
-    const double block =
-        std::max(c.work->dense.params_dense,
-                 c.work->moe.params_dense + c.work->moe.params_expert / std::max<int64_t>(p.ep, 1));
-    other += 2.0 * 2.0 * block / static_cast<double>(p.tp);
-  }
+  if (p.zero >= 3) other += FullyShardedBuffers(c, dev);
   mem.other = Bytes(other);
   return mem;
 }
@@ -436,6 +460,9 @@ CoreResult RunCore(const StepModel::Impl& impl, const PlanSpec& plan, PipelineTi
   double hw = impl.model_flops_per_token;
   if (plan.recompute == Recompute::kFull) hw += impl.recompute_full_flops_per_token;
   if (plan.recompute == Recompute::kSelective) hw += impl.recompute_attn_flops_per_token;
+  if (plan.recompute == Recompute::kSelectiveOp) {
+    hw += 0.5 * (impl.recompute_full_flops_per_token - impl.recompute_attn_flops_per_token);
+  }
   out.mfu = impl.model_flops_per_token * tokens / denom;
   out.hfu = hw * tokens / denom;
   return out;
