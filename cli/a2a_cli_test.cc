@@ -52,7 +52,7 @@ TEST(A2aCli, ExcludedCombinationsAreBadInput) {
       {"tp=1,pp=16,ep=64,dp=128,schedule=dualpipe,a2a_overlap=1", "already overlaps"},
       {"tp=2,pp=1,ep=64,dp=1024,recompute=full,a2a_overlap=1", "recompute=full"},
       {"tp=2,pp=8,vpp=2,ep=64,dp=128,zero=3,schedule=interleaved,a2a_overlap=1", "zero=3"},
-      {"tp=2,pp=1,ep=64,dp=1024,a2a_overlap=maybe", "not true or false"},
+      {"tp=2,pp=1,ep=64,dp=1024,a2a_overlap=maybe", "is not one of 1f1b"},
   };
   for (const Case& c : cases) {
     const CliOutput r = RunOccam(std::string("estimate ") + kDeepSeek + "--plan " + c.plan);

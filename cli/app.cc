@@ -1,40 +1,86 @@
-// The whole command line as one function, for main() and the flags fuzzer.
+// The whole command line as one function: RunCommand for main(), the flags
+// fuzzer and the Python module.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "cli/commands.h"
 #include "cli/common.h"
+#include "occam/report.h"
 
 namespace occam::cli {
+namespace {
 
-int RunCommandLine(int argc, const char* const* argv) {
+// Shell-style quoting of one word, for the command line a report states.
+std::string Quoted(const std::string& word) {
+  constexpr const char* kPlain =
+      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=.,/:+@%";
+  if (!word.empty() && word.find_first_not_of(kPlain) == std::string::npos) return word;
+  std::string q = "'";
+  for (char c : word) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+void RegisterAll(CLI::App& app, CommandOutput* output) {
+  RegisterList(app, output);
+  RegisterEstimate(app, output);
+  RegisterCollective(app, output);
+  RegisterSimulate(app, output);
+  RegisterBalance(app, output);
+  RegisterPlan(app, output);
+  RegisterValidate(app, output);
+  RegisterBudget(app, output);
+  RejectNonFiniteNumbers(app);
+}
+
+}  // namespace
+
+void CommandOutput::Finish(const Status& status) {
+  if (status.ok()) {
+    exit_code = 0;
+    return;
+  }
+  err += "occam: error: " + Shorten(status.message(), kMaxMessageChars) + "\n";
+  exit_code = status.code() == StatusCode::kInternal ? 1 : 2;
+}
+
+CommandOutput RunCommand(const std::vector<std::string>& args) {
+  CommandOutput output;
+  output.command_line = "occam";
+  for (const std::string& a : args) output.command_line += " " + Quoted(a);
   CLI::App app{"occam: plan and simulate LLM training on many accelerators"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "occam 0.1.0");
-  int exit_code = 0;
-  RegisterList(app, &exit_code);
-  RegisterEstimate(app, &exit_code);
-  RegisterCollective(app, &exit_code);
-  RegisterSimulate(app, &exit_code);
-  RegisterBalance(app, &exit_code);
-  RegisterPlan(app, &exit_code);
-  RegisterValidate(app, &exit_code);
-  RegisterBudget(app, &exit_code);
-  RejectNonFiniteNumbers(app);
+  app.set_version_flag("--version", "occam " + OccamVersion());
+  RegisterAll(app, &output);
+  std::vector<const char*> argv = {"occam"};
+  for (const std::string& a : args) argv.push_back(a.c_str());
   try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
+    app.parse(static_cast<int>(argv.size()), argv.data());
+  } catch (const CLI::CallForHelp&) {
+    output.out = app.help();
+    output.exit_code = 0;
+  } catch (const CLI::CallForAllHelp&) {
+    output.out = app.help("", CLI::AppFormatMode::All);
+    output.exit_code = 0;
   } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
+    output.out = std::string(e.what()) + "\n";
+    output.exit_code = 0;
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "occam: error: %s (see 'occam --help' or 'occam <command> --help')\n",
-                 Shorten(e.what(), kMaxMessageChars).c_str());
-    return 2;
+    output.err = "occam: error: " + Shorten(e.what(), kMaxMessageChars) +
+                 " (see 'occam --help' or 'occam <command> --help')\n";
+    output.exit_code = 2;
   }
-  return exit_code;
+  return output;
+}
+
+int RunCommandLine(int argc, const char* const* argv) {
+  const std::vector<std::string> args(argv + std::min(argc, 1), argv + argc);
+  const CommandOutput output = RunCommand(args);
+  std::fputs(output.out.c_str(), stdout);
+  std::fputs(output.err.c_str(), stderr);
+  return output.exit_code;
 }
 
 }  // namespace occam::cli

@@ -5,7 +5,6 @@
 //     [--alpha 0.001] [--bias-rate 0.001] [--seed N] [--json] [--csv series.csv]
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <string>
 
 #include "cli/commands.h"
@@ -68,32 +67,17 @@ Result<BalanceConfig> BuildConfig(const BalanceFlags& f) {
   return c;
 }
 
-Status WriteCsv(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) return InvalidInput("--csv: cannot open '" + path + "' for writing");
-  out << text;
-  out.close();
-  if (!out) return InvalidInput("--csv: writing '" + path + "' failed");
+Status Run(const BalanceFlags& f, CommandOutput& output) {
+  OCCAM_ASSIGN_OR_RETURN(BalanceConfig config, BuildConfig(f));
+  OCCAM_ASSIGN_OR_RETURN(BalanceResult result, SimulateBalance(config));
+  if (!f.csv.empty()) OCCAM_RETURN_IF_ERROR(WriteOutputFile(f.csv, BalanceCsv(result), "--csv"));
+  output.out += f.json ? BalanceJson(config, result) : BalanceText(config, result);
   return Status::Ok();
-}
-
-int Run(const BalanceFlags& f) {
-  auto config = BuildConfig(f);
-  if (!config.ok()) return Fail(config.status());
-  auto result = SimulateBalance(*config);
-  if (!result.ok()) return Fail(result.status());
-  if (!f.csv.empty()) {
-    const Status s = WriteCsv(f.csv, BalanceCsv(*result));
-    if (!s.ok()) return Fail(s);
-  }
-  const std::string out = f.json ? BalanceJson(*config, *result) : BalanceText(*config, *result);
-  std::fputs(out.c_str(), stdout);
-  return 0;
 }
 
 }  // namespace
 
-void RegisterBalance(CLI::App& app, int* exit_code) {
+void RegisterBalance(CLI::App& app, CommandOutput* output) {
   auto flags = std::make_shared<BalanceFlags>();
   BalanceConfig& c = flags->config;
   auto* cmd = app.add_subcommand("balance", "MoE balancing methods over training steps");
@@ -128,7 +112,7 @@ void RegisterBalance(CLI::App& app, int* exit_code) {
   cmd->add_option("--seed", c.seed, "random seed")->capture_default_str();
   cmd->add_flag("--json", flags->json, "print one JSON object");
   cmd->add_option("--csv", flags->csv, "write the per-step series as CSV to this file");
-  cmd->callback([flags, exit_code] { *exit_code = Run(*flags); });
+  cmd->callback([flags, output] { output->Finish(Run(*flags, *output)); });
 }
 
 }  // namespace occam::cli

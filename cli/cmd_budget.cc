@@ -66,7 +66,7 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-Status RunBudgetCommand(BudgetFlags f) {
+Status RunBudgetCommand(BudgetFlags f, CommandOutput& output) {
   OCCAM_ASSIGN_OR_RETURN(ModelSpec model, LoadModel(f.model));
   OCCAM_ASSIGN_OR_RETURN(f.options.tokens, ParseScaled(f.tokens, "--tokens"));
   OCCAM_ASSIGN_OR_RETURN(JobSpec job, BuildJob(f.job));
@@ -85,15 +85,14 @@ Status RunBudgetCommand(BudgetFlags f) {
                          RunBudgetQuery(model, cluster_at, job, f.options, search, q));
   const double seconds = SecondsSince(start);
   OCCAM_ASSIGN_OR_RETURN(ClusterSpec cluster, cluster_at(r.best->chips));
-  const std::string out = f.json ? BudgetJson(r, model, cluster, job, seconds) + "\n"
-                                 : BudgetText(r, model, cluster, job, seconds);
-  std::fputs(out.c_str(), stdout);
+  output.out += f.json ? BudgetJson(r, model, cluster, job, seconds) + "\n"
+                       : BudgetText(r, model, cluster, job, seconds);
   return Status::Ok();
 }
 
 }  // namespace
 
-void RegisterBudget(CLI::App& app, int* exit_code) {
+void RegisterBudget(CLI::App& app, CommandOutput* output) {
   auto flags = std::make_shared<BudgetFlags>();
   auto* cmd = app.add_subcommand(
       "budget",
@@ -114,10 +113,7 @@ void RegisterBudget(CLI::App& app, int* exit_code) {
   AddBudgetInputFlags(*cmd, flags->options);
   AddJobFlags(*cmd, flags->job);
   AddSearchFlags(*cmd, flags->search);
-  cmd->callback([flags, exit_code] {
-    const Status s = RunBudgetCommand(*flags);
-    *exit_code = s.ok() ? 0 : Fail(s);
-  });
+  cmd->callback([flags, output] { output->Finish(RunBudgetCommand(*flags, *output)); });
 }
 
 }  // namespace occam::cli

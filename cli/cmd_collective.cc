@@ -234,7 +234,7 @@ Result<std::string> Run(const CollectiveFlags& f) {
 
 }  // namespace
 
-void RegisterCollective(CLI::App& app, int* exit_code) {
+void RegisterCollective(CLI::App& app, CommandOutput* output) {
   auto flags = std::make_shared<CollectiveFlags>();
   auto* cmd = app.add_subcommand(
       "collective", "cost of one collective on a cluster: algorithm, time, algbw/busbw, limit");
@@ -258,18 +258,14 @@ void RegisterCollective(CLI::App& app, int* exit_code) {
   cmd->add_option("--algorithm", flags->algorithm,
                   "force ring, tree, nvls, hierarchical, torus or direct (default: fastest)");
   cmd->add_flag("--json", flags->json, "print one JSON object");
-  cmd->callback([cmd, flags, exit_code] {
+  cmd->callback([cmd, flags, output] {
     if (const Status given = CheckGivenCounts(*cmd, *flags); !given.ok()) {
-      *exit_code = Fail(given);
+      output->Finish(given);
       return;
     }
     const Result<std::string> out = Run(*flags);
-    if (!out.ok()) {
-      *exit_code = Fail(out.status());
-      return;
-    }
-    std::fputs(out->c_str(), stdout);
-    *exit_code = 0;
+    if (out.ok()) output->out += *out;
+    output->Finish(out.status());
   });
 }
 

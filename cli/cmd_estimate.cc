@@ -1,6 +1,6 @@
 // occam estimate: one layout's step time, throughput, MFU, memory and bottleneck.
-// --emit writes the layout as a framework configuration; --from reads one.
-#include <cstdio>
+// --emit writes the layout as a framework configuration; --from reads one;
+// --html writes the HTML report.
 #include <string>
 #include <vector>
 
@@ -20,16 +20,17 @@ struct EstimateFlags {
   std::string plan;
   bool plan_given = false;  // --plan "" is given, and empty
   bool json = false;
+  std::string html;
   std::string emit;
   std::vector<std::string> from;
   JobFlags job;
   WholeRunFlags whole_run;
 };
 
-Result<FromInputs> Inputs(const EstimateFlags& f) {
+Result<FromInputs> Inputs(const EstimateFlags& f, std::string& notes) {
   if (!f.from.empty()) {
     if (f.plan_given) return InvalidInput("--plan and --from both give the layout; use one");
-    return LoadFrom(f.from, f.model, f.cluster, f.chips, f.job);
+    return LoadFrom(f.from, f.model, f.cluster, f.chips, f.job, notes);
   }
   if (f.model.empty()) return InvalidInput("--model is required (or --from FMT FILE)");
   if (f.cluster.empty()) return InvalidInput("--cluster is required");
@@ -42,14 +43,18 @@ Result<FromInputs> Inputs(const EstimateFlags& f) {
   return in;
 }
 
-Status Run(const EstimateFlags& f) {
+Status Run(const EstimateFlags& f, CommandOutput& output) {
   OCCAM_ASSIGN_OR_RETURN(std::optional<Framework> emit, ParseEmitFlag(f.emit));
   if (f.json && (emit || !f.from.empty())) {
     return InvalidInput("--json does not combine with --emit or --from (text output only)");
   }
-  OCCAM_ASSIGN_OR_RETURN(FromInputs in, Inputs(f));
+  OCCAM_ASSIGN_OR_RETURN(FromInputs in, Inputs(f, output.err));
   OCCAM_ASSIGN_OR_RETURN(StepModel step, StepModel::Create(in.model, in.cluster, in.job));
   OCCAM_ASSIGN_OR_RETURN(Estimate e, step.Evaluate(in.plan));
+  if (!f.html.empty()) {
+    OCCAM_RETURN_IF_ERROR(WriteOutputFile(
+        f.html, EstimateHtml(e, in.model, in.cluster, in.job, {output.command_line}), "--html"));
+  }
   const std::string text = f.json ? EstimateJson(e, in.model, in.cluster, in.job) + "\n"
                                   : EstimateText(e, in.model, in.cluster, in.job);
   OCCAM_ASSIGN_OR_RETURN(std::string out,
@@ -62,13 +67,13 @@ Status Run(const EstimateFlags& f) {
     OCCAM_ASSIGN_OR_RETURN(EmitOutcome o, EmitForFramework(*emit, step, in.plan));
     out += EmitText(o);
   }
-  std::fputs(out.c_str(), stdout);
+  output.out += out;
   return Status::Ok();
 }
 
 }  // namespace
 
-void RegisterEstimate(CLI::App& app, int* exit_code) {
+void RegisterEstimate(CLI::App& app, CommandOutput* output) {
   auto flags = std::make_shared<EstimateFlags>();
   auto* cmd = app.add_subcommand(
       "estimate", "step time, tokens/s, MFU/HFU, memory and bottleneck of one layout");
@@ -78,6 +83,8 @@ void RegisterEstimate(CLI::App& app, int* exit_code) {
   auto* plan_opt = cmd->add_option(
       "--plan", flags->plan, "layout, e.g. \"tp=1,pp=16,ep=64,dp=128,zero=1,mbs=1,schedule=1f1b\"");
   cmd->add_flag("--json", flags->json, "print one JSON object");
+  cmd->add_option("--html", flags->html,
+                  "also write an HTML report (memory per device, step-time split) to this file");
   cmd->add_option("--emit", flags->emit,
                   "also print the layout as a megatron, torchtitan or maxtext configuration");
   cmd->add_option("--from", flags->from,
@@ -86,10 +93,9 @@ void RegisterEstimate(CLI::App& app, int* exit_code) {
       ->expected(2);
   AddWholeRunFlags(*cmd, flags->whole_run);
   AddJobFlags(*cmd, flags->job);
-  cmd->callback([flags, exit_code, plan_opt] {
+  cmd->callback([flags, output, plan_opt] {
     flags->plan_given = plan_opt->count() > 0;
-    const Status s = Run(*flags);
-    *exit_code = s.ok() ? 0 : Fail(s);
+    output->Finish(Run(*flags, *output));
   });
 }
 

@@ -111,7 +111,7 @@ Result<std::string> ListClusters(bool as_json) {
 
 }  // namespace
 
-void RegisterList(CLI::App& app, int* exit_code) {
+void RegisterList(CLI::App& app, CommandOutput* output) {
   auto* cmd = app.add_subcommand("list", "List the built-in models, chips or cluster templates");
   struct Flags {
     std::string what;
@@ -122,16 +122,12 @@ void RegisterList(CLI::App& app, int* exit_code) {
       ->required()
       ->check(CLI::IsMember({"models", "chips", "clusters"}));
   cmd->add_flag("--json", flags->json, "Print one JSON object");
-  cmd->callback([flags, exit_code] {
+  cmd->callback([flags, output] {
     Result<std::string> out = flags->what == "models"  ? ListModels(flags->json)
                               : flags->what == "chips" ? ListChips(flags->json)
                                                        : ListClusters(flags->json);
-    if (!out.ok()) {
-      *exit_code = Fail(out.status());
-      return;
-    }
-    std::fputs(out->c_str(), stdout);
-    *exit_code = 0;
+    if (out.ok()) output->out += *out;
+    output->Finish(out.status());
   });
 }
 

@@ -1,13 +1,14 @@
 // occam plan: the fastest layout that fits, the simplest within a threshold,
 // and whether pipeline parallelism is needed. occam sweep: the same answer
 // across clusters and cluster / job variants. The shell measures
-// search_seconds (the library reads no clock).
+// search_seconds (the library reads no clock). --html writes the HTML report.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli/commands.h"
@@ -31,6 +32,7 @@ struct PlanFlags {
   std::string cluster;
   int64_t chips = 0;
   bool json = false;
+  std::string html;
   std::string emit;
   std::vector<std::string> from;
   JobFlags job;
@@ -49,10 +51,11 @@ Result<std::string> WithBestWholeRun(const std::string& out, const PlanFlags& f,
 
 // The model, cluster and job: from the flags, or read from --from FMT FILE
 // (then `from_plan` is the file's layout).
-Result<FromInputs> PlanInputs(const PlanFlags& f, std::optional<PlanSpec>& from_plan) {
+Result<FromInputs> PlanInputs(const PlanFlags& f, std::optional<PlanSpec>& from_plan,
+                              std::string& notes) {
   FromInputs in;
   if (!f.from.empty()) {
-    OCCAM_ASSIGN_OR_RETURN(in, LoadFrom(f.from, f.model, f.cluster, f.chips, f.job));
+    OCCAM_ASSIGN_OR_RETURN(in, LoadFrom(f.from, f.model, f.cluster, f.chips, f.job, notes));
     from_plan = in.plan;
     return in;
   }
@@ -83,13 +86,37 @@ Result<std::string> FromSummary(const FromInputs& in, const PlanSpec& plan, cons
   return s;
 }
 
-Status RunPlan(const PlanFlags& f) {
+// The full estimates of the plan's named layouts, for the HTML report.
+Result<PlanEstimates> EstimateNamedLayouts(const SearchResult& r, const FromInputs& in) {
+  OCCAM_ASSIGN_OR_RETURN(StepModel step, StepModel::Create(in.model, in.cluster, in.job));
+  PlanEstimates out;
+  const std::pair<const std::optional<LayoutResult>*, std::optional<Estimate>*> roles[] = {
+      {&r.best, &out.best},
+      {&r.simplest, &out.simplest},
+      {&r.best_without_pp, &out.best_without_pp}};
+  for (const auto& [layout, estimate] : roles) {
+    if (!layout->has_value()) continue;
+    OCCAM_ASSIGN_OR_RETURN(*estimate, step.Evaluate((*layout)->plan));
+  }
+  return out;
+}
+
+Status WritePlanHtml(const PlanFlags& f, const SearchResult& r, const FromInputs& in,
+                     double seconds, const std::string& command_line) {
+  if (f.html.empty()) return Status::Ok();
+  OCCAM_ASSIGN_OR_RETURN(PlanEstimates estimates, EstimateNamedLayouts(r, in));
+  return WriteOutputFile(
+      f.html, PlanHtml(r, estimates, in.model, in.cluster, in.job, seconds, {command_line}),
+      "--html");
+}
+
+Status RunPlan(const PlanFlags& f, CommandOutput& output) {
   OCCAM_ASSIGN_OR_RETURN(std::optional<Framework> emit, ParseEmitFlag(f.emit));
   if (f.json && (emit || !f.from.empty())) {
     return InvalidInput("--json does not combine with --emit or --from (text output only)");
   }
   std::optional<PlanSpec> from_plan;
-  OCCAM_ASSIGN_OR_RETURN(FromInputs in, PlanInputs(f, from_plan));
+  OCCAM_ASSIGN_OR_RETURN(FromInputs in, PlanInputs(f, from_plan, output.err));
   OCCAM_ASSIGN_OR_RETURN(SearchOptions options, BuildSearchOptions(f.search));
   const int64_t shown = options.top;
   // --emit looks further down the ranking for the fastest layout the
@@ -101,6 +128,7 @@ Status RunPlan(const PlanFlags& f) {
   std::vector<PlanSpec> ranked;
   for (const auto& l : r.top) ranked.push_back(l.plan);
   if (static_cast<int64_t>(r.top.size()) > shown) r.top.resize(shown);
+  OCCAM_RETURN_IF_ERROR(WritePlanHtml(f, r, in, seconds, output.command_line));
   const std::string text = f.json ? PlanJson(r, in.model, in.cluster, in.job, seconds) + "\n"
                                   : PlanText(r, in.model, in.cluster, in.job, seconds);
   OCCAM_ASSIGN_OR_RETURN(std::string out,
@@ -115,7 +143,7 @@ Status RunPlan(const PlanFlags& f) {
     OCCAM_ASSIGN_OR_RETURN(EmitOutcome o, EmitForFramework(*emit, step, r.best->plan, ranked));
     out += EmitText(o);
   }
-  std::fputs(out.c_str(), stdout);
+  output.out += out;
   return Status::Ok();
 }
 
@@ -125,6 +153,7 @@ struct SweepFlags {
   int64_t chips = 0;
   std::string vary;
   std::string csv;
+  std::string html;
   bool json = false;
   JobFlags job;
   SearchFlags search;
@@ -146,7 +175,7 @@ Result<std::vector<ClusterSpec>> LoadClusters(const std::string& list, int64_t c
   return out;
 }
 
-Status RunSweepCommand(const SweepFlags& f) {
+Status RunSweepCommand(const SweepFlags& f, CommandOutput& output) {
   OCCAM_ASSIGN_OR_RETURN(ModelSpec model, LoadModel(f.model));
   OCCAM_ASSIGN_OR_RETURN(std::vector<ClusterSpec> clusters, LoadClusters(f.clusters, f.chips));
   OCCAM_ASSIGN_OR_RETURN(JobSpec job, BuildJob(f.job));
@@ -156,19 +185,16 @@ Status RunSweepCommand(const SweepFlags& f) {
   OCCAM_ASSIGN_OR_RETURN(std::vector<SweepRow> rows,
                          RunSweep(model, clusters, job, sweep, options));
   const double seconds = SecondsSince(start);
-  if (!f.csv.empty()) {
-    std::ofstream out(f.csv, std::ios::binary);
-    if (!out) return InvalidInput("--csv: cannot open '" + f.csv + "' for writing");
-    out << SweepCsv(rows);
-    if (!out) return InvalidInput("--csv: writing '" + f.csv + "' failed");
+  if (!f.csv.empty()) OCCAM_RETURN_IF_ERROR(WriteOutputFile(f.csv, SweepCsv(rows), "--csv"));
+  if (!f.html.empty()) {
+    OCCAM_RETURN_IF_ERROR(
+        WriteOutputFile(f.html, SweepHtml(rows, model, seconds, {output.command_line}), "--html"));
   }
-  const std::string text =
-      f.json ? SweepJson(rows, model, seconds) + "\n" : SweepText(rows, model, seconds);
-  std::fputs(text.c_str(), stdout);
+  output.out += f.json ? SweepJson(rows, model, seconds) + "\n" : SweepText(rows, model, seconds);
   return Status::Ok();
 }
 
-void RegisterSweep(CLI::App& app, int* exit_code) {
+void RegisterSweep(CLI::App& app, CommandOutput* output) {
   auto flags = std::make_shared<SweepFlags>();
   auto* cmd = app.add_subcommand(
       "sweep", "how the best layout and the PP verdict move across clusters and variants");
@@ -182,18 +208,17 @@ void RegisterSweep(CLI::App& app, int* exit_code) {
                   "global-batch-tokens=4M,16M  seq-len=4096,8192");
   cmd->add_option("--csv", flags->csv, "also write the rows as CSV to this file");
   cmd->add_flag("--json", flags->json, "print one JSON object");
+  cmd->add_option("--html", flags->html,
+                  "also write an HTML report (MFU with and without PP per variant) to this file");
   AddJobFlags(*cmd, flags->job);
   AddSearchFlags(*cmd, flags->search);
   flags->search.top = 3;
-  cmd->callback([flags, exit_code] {
-    const Status s = RunSweepCommand(*flags);
-    *exit_code = s.ok() ? 0 : Fail(s);
-  });
+  cmd->callback([flags, output] { output->Finish(RunSweepCommand(*flags, *output)); });
 }
 
 }  // namespace
 
-void RegisterPlan(CLI::App& app, int* exit_code) {
+void RegisterPlan(CLI::App& app, CommandOutput* output) {
   auto flags = std::make_shared<PlanFlags>();
   auto* cmd = app.add_subcommand(
       "plan", "the fastest layout that fits, the simplest within 3%, and whether PP is needed");
@@ -202,6 +227,9 @@ void RegisterPlan(CLI::App& app, int* exit_code) {
   cmd->add_option("--chips", flags->chips, "number of chips (templates)");
   cmd->add_option("--top", flags->search.top, "layouts in the ranked table (default 20)");
   cmd->add_flag("--json", flags->json, "print one JSON object");
+  cmd->add_option("--html", flags->html,
+                  "also write an HTML report (memory per device, step-time split, top layouts) "
+                  "to this file");
   cmd->add_option("--emit", flags->emit,
                   "also print the best layout as a megatron, torchtitan or maxtext configuration");
   cmd->add_option("--from", flags->from,
@@ -211,11 +239,8 @@ void RegisterPlan(CLI::App& app, int* exit_code) {
   AddJobFlags(*cmd, flags->job);
   AddSearchFlags(*cmd, flags->search);
   AddWholeRunFlags(*cmd, flags->whole_run);
-  cmd->callback([flags, exit_code] {
-    const Status s = RunPlan(*flags);
-    *exit_code = s.ok() ? 0 : Fail(s);
-  });
-  RegisterSweep(app, exit_code);
+  cmd->callback([flags, output] { output->Finish(RunPlan(*flags, *output)); });
+  RegisterSweep(app, output);
 }
 
 }  // namespace occam::cli

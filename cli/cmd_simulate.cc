@@ -10,8 +10,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstdio>
-#include <fstream>
 #include <string>
 
 #include "cli/commands.h"
@@ -38,6 +36,7 @@ struct SimulateFlags {
   std::string act;  // activation of one micro-batch through one stage ("2GB")
   bool global_aux_loss = false;
   std::string trace;
+  std::string html;
   bool json = false;
   // Model mode.
   std::string model;
@@ -151,30 +150,20 @@ Result<PipelineConfig> UniformConfig(const SimulateFlags& f, SimulateReportInfo&
   return c;
 }
 
-Status WriteFile(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) return InvalidInput("--trace: cannot open '" + path + "' for writing");
-  out << text;
-  out.close();
-  if (!out) return InvalidInput("--trace: writing '" + path + "' failed");
-  return Status::Ok();
-}
-
 // A trace holds one event per operation (~100 bytes of JSON each, and the
 // timeline behind it in memory): 1 M operations make a ~100 MB file that
 // Perfetto still opens. Checked before the simulation runs.
 constexpr int64_t kMaxTraceOperations = 1'000'000;
 
-Status CheckTraceSize(const PipelineConfig& c) {
+Status CheckTraceSize(const PipelineConfig& c, const std::string& flag) {
   // Forward, backward-input and weight-gradient per (micro-batch, chunk).
   const double ops =
       3.0 * double(c.microbatches) * double(c.stages) * double(std::max<int64_t>(1, c.vpp));
   if (ops <= double(kMaxTraceOperations)) return Status::Ok();
   return InvalidInput(fmt::format(
-      "--trace: 3 x {} micro-batches x {} stages x {} chunks is more than {} traced operations "
-      "(the "
-      "trace would not fit in memory or a viewer); use fewer --microbatches or drop --trace",
-      c.microbatches, c.stages, c.vpp, kMaxTraceOperations));
+      "{0}: 3 x {1} micro-batches x {2} stages x {3} chunks is more than {4} traced operations "
+      "(the timeline would not fit in memory or a viewer); use fewer --microbatches or drop {0}",
+      flag, c.microbatches, c.stages, c.vpp, kMaxTraceOperations));
 }
 
 // Flags whose default means "not given": a given value must be valid.
@@ -191,30 +180,30 @@ Status CheckGivenFlags(const CLI::App& cmd, const SimulateFlags& f) {
   return Status::Ok();
 }
 
-int Run(const SimulateFlags& f) {
+Status Run(const SimulateFlags& f, CommandOutput& output) {
   SimulateReportInfo info;
-  auto config = ModelMode(f) ? ModelConfig(f, info) : UniformConfig(f, info);
-  if (!config.ok()) return Fail(config.status());
+  OCCAM_ASSIGN_OR_RETURN(PipelineConfig config,
+                         ModelMode(f) ? ModelConfig(f, info) : UniformConfig(f, info));
+  const bool timeline = !f.trace.empty() || !f.html.empty();
+  if (timeline)
+    OCCAM_RETURN_IF_ERROR(CheckTraceSize(config, f.trace.empty() ? "--html" : "--trace"));
+  config.record_timeline = timeline;
+  OCCAM_ASSIGN_OR_RETURN(PipelineResult result, SimulatePipeline(config));
   if (!f.trace.empty()) {
-    if (const Status st = CheckTraceSize(*config); !st.ok()) return Fail(st);
+    OCCAM_RETURN_IF_ERROR(WriteOutputFile(f.trace, PipelineTraceJson(config, result), "--trace"));
   }
-  config->record_timeline = !f.trace.empty();
-  const auto result = SimulatePipeline(*config);
-  if (!result.ok()) return Fail(result.status());
-  if (!f.trace.empty()) {
-    const Status st = WriteFile(f.trace, PipelineTraceJson(*config, *result));
-    if (!st.ok()) return Fail(st);
+  if (!f.html.empty()) {
+    OCCAM_RETURN_IF_ERROR(WriteOutputFile(
+        f.html, SimulateHtml(config, result, info, {output.command_line}), "--html"));
   }
-  const std::string out =
-      f.json ? SimulateJson(*config, *result, info) : SimulateText(*config, *result, info);
-  std::fputs(out.c_str(), stdout);
-  if (!f.trace.empty() && !f.json) std::printf("trace written to %s\n", f.trace.c_str());
-  return 0;
+  output.out += f.json ? SimulateJson(config, result, info) : SimulateText(config, result, info);
+  if (!f.trace.empty() && !f.json) output.out += "trace written to " + f.trace + "\n";
+  return Status::Ok();
 }
 
 }  // namespace
 
-void RegisterSimulate(CLI::App& app, int* exit_code) {
+void RegisterSimulate(CLI::App& app, CommandOutput* output) {
   auto* cmd = app.add_subcommand("simulate", "play a pipeline schedule as a timeline");
   auto f = std::make_shared<SimulateFlags>();
   cmd->add_option("--schedule", f->schedule,
@@ -242,10 +231,12 @@ void RegisterSimulate(CLI::App& app, int* exit_code) {
   cmd->add_option("--plan", f->plan, "model mode: layout, e.g. \"tp=1,pp=16,ep=64,dp=128,...\"");
   AddJobFlags(*cmd, f->job);
   cmd->add_option("--trace", f->trace, "write a Chrome/Perfetto trace (JSON) to this file");
+  cmd->add_option("--html", f->html,
+                  "also write an HTML report (the timeline per device and stream) to this file");
   cmd->add_flag("--json", f->json, "print one JSON object");
-  cmd->callback([cmd, f, exit_code] {
+  cmd->callback([cmd, f, output] {
     const Status given = CheckGivenFlags(*cmd, *f);
-    *exit_code = given.ok() ? Run(*f) : Fail(given);
+    output->Finish(given.ok() ? Run(*f, *output) : given);
   });
 }
 

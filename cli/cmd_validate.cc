@@ -1,6 +1,6 @@
 // occam validate [--runs FILE] [--json] [--verbose]: predictions against
-// published measured runs (the bundled ones by default).
-#include <cstdio>
+// published measured runs (the bundled ones by default); --html writes the
+// predicted-against-measured chart.
 #include <memory>
 #include <string>
 
@@ -15,52 +15,53 @@ namespace {
 struct ValidateFlags {
   std::string runs_file;
   bool json = false;
+  std::string html;
   bool verbose = false;
   std::vector<std::string> overrides;
   std::string cv;
 };
 
-int RunValidate(const ValidateFlags& f) {
-  Result<std::vector<PublishedRun>> runs = BundledRuns();
-  if (runs.ok() && f.runs_file.empty()) {
+Status RunValidate(const ValidateFlags& f, CommandOutput& output) {
+  std::vector<PublishedRun> runs;
+  if (f.runs_file.empty()) {
+    OCCAM_ASSIGN_OR_RETURN(runs, BundledRuns());
     // The bundled measured-memory runs are scored beside the throughput ones.
-    Result<std::vector<PublishedRun>> memory = BundledMemoryRuns();
-    if (!memory.ok()) return Fail(memory.status());
-    runs->insert(runs->end(), memory->begin(), memory->end());
+    OCCAM_ASSIGN_OR_RETURN(std::vector<PublishedRun> memory, BundledMemoryRuns());
+    runs.insert(runs.end(), memory.begin(), memory.end());
+  } else {
+    OCCAM_ASSIGN_OR_RETURN(std::string text, ReadInputFile(f.runs_file));
+    OCCAM_ASSIGN_OR_RETURN(runs, ParseRuns(text, f.runs_file));
   }
-  if (!f.runs_file.empty()) {
-    Result<std::string> text = ReadInputFile(f.runs_file);
-    if (!text.ok()) return Fail(text.status());
-    runs = ParseRuns(*text, f.runs_file);
-  }
-  if (!runs.ok()) return Fail(runs.status());
   ValidateOptions options;
   for (const std::string& text : f.overrides) {
-    Result<CalibrationOverride> o = ParseCalibrationOverride(text);
-    if (!o.ok()) return Fail(o.status());
-    options.overrides.push_back(*o);
+    OCCAM_ASSIGN_OR_RETURN(CalibrationOverride o, ParseCalibrationOverride(text));
+    options.overrides.push_back(o);
   }
-  const ValidationReport report = ValidateRuns(*runs, options);
+  const ValidationReport report = ValidateRuns(runs, options);
+  if (!f.html.empty()) {
+    OCCAM_RETURN_IF_ERROR(
+        WriteOutputFile(f.html, ValidateHtml(report, {output.command_line}), "--html"));
+  }
   if (!f.cv.empty()) {
-    const CrossValidationReport cv = CrossValidateBySource(*runs, options);
-    const std::string text = f.json ? ValidateCvJson(cv, report) : ValidateCvText(cv, report);
-    std::fputs(text.c_str(), stdout);
-    return 0;
+    const CrossValidationReport cv = CrossValidateBySource(runs, options);
+    output.out += f.json ? ValidateCvJson(cv, report) : ValidateCvText(cv, report);
+    return Status::Ok();
   }
-  const std::string out = f.json ? ValidateJson(report) : ValidateText(report, f.verbose);
-  std::fputs(out.c_str(), stdout);
-  return 0;
+  output.out += f.json ? ValidateJson(report) : ValidateText(report, f.verbose);
+  return Status::Ok();
 }
 
 }  // namespace
 
-void RegisterValidate(CLI::App& app, int* exit_code) {
+void RegisterValidate(CLI::App& app, CommandOutput* output) {
   auto flags = std::make_shared<ValidateFlags>();
   auto* cmd = app.add_subcommand("validate",
                                  "predictions against published measured runs (doc/validation.md)");
   cmd->add_option("--runs", flags->runs_file,
                   "run file in the schema of data/runs/published.json (default: the bundled runs)");
   cmd->add_flag("--json", flags->json, "print one JSON object (doc/json-output.md)");
+  cmd->add_option("--html", flags->html,
+                  "also write an HTML report (predicted against measured, log-log) to this file");
   cmd->add_flag("--verbose", flags->verbose, "list the values filled in for unstated fields");
   cmd->add_option("--set", flags->overrides,
                   "calibration study: try a value instead of the catalog's, e.g. "
@@ -69,7 +70,7 @@ void RegisterValidate(CLI::App& app, int* exit_code) {
                   "out of sample: 'source' refits the calibration without each source family "
                   "(leave-one-source-out) and predicts that family with it")
       ->check(CLI::IsMember({"source"}));
-  cmd->callback([flags, exit_code] { *exit_code = RunValidate(*flags); });
+  cmd->callback([flags, output] { output->Finish(RunValidate(*flags, *output)); });
 }
 
 }  // namespace occam::cli

@@ -1,22 +1,43 @@
-// Each subcommand registers itself on the CLI11 app. The callback stores the
-// command's exit status in *exit_code (0 ok, 2 bad input, 1 internal error).
+// The commands of the occam shell. RunCommand parses one command line and
+// runs it in-process, returning what it printed and its exit status; the
+// `occam` executable prints that (RunCommandLine), the Python module
+// (python/) returns it. Each subcommand registers itself on the CLI11 app;
+// its callback appends to the CommandOutput and records its status.
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+#include "occam/status.h"
 
 namespace occam::cli {
 
-void RegisterList(CLI::App& app, int* exit_code);
-void RegisterEstimate(CLI::App& app, int* exit_code);
-void RegisterCollective(CLI::App& app, int* exit_code);
-void RegisterSimulate(CLI::App& app, int* exit_code);
-void RegisterBalance(CLI::App& app, int* exit_code);
-void RegisterPlan(CLI::App& app, int* exit_code);  // plan and sweep
-void RegisterValidate(CLI::App& app, int* exit_code);
-void RegisterBudget(CLI::App& app, int* exit_code);
+// What one command line produced.
+struct CommandOutput {
+  std::string command_line;  // "occam plan --model ...", shell-quoted (HTML reports state it)
+  std::string out;           // standard output
+  std::string err;           // standard error: warnings, notes, the error message
+  int exit_code = 0;         // 0 ok, 2 bad input, 1 internal error
+  // Records a command's outcome: on error, "occam: error: <message>" on
+  // `err` and exit status 2 for input errors, 1 for internal ones.
+  void Finish(const Status& status);
+};
 
-// Parses `argv` and runs the command; returns the exit status. main() is
-// this; the flags fuzzer calls it too.
+void RegisterList(CLI::App& app, CommandOutput* output);
+void RegisterEstimate(CLI::App& app, CommandOutput* output);
+void RegisterCollective(CLI::App& app, CommandOutput* output);
+void RegisterSimulate(CLI::App& app, CommandOutput* output);
+void RegisterBalance(CLI::App& app, CommandOutput* output);
+void RegisterPlan(CLI::App& app, CommandOutput* output);  // plan and sweep
+void RegisterValidate(CLI::App& app, CommandOutput* output);
+void RegisterBudget(CLI::App& app, CommandOutput* output);
+
+// Runs `occam <args...>` (args without the program name) in-process.
+CommandOutput RunCommand(const std::vector<std::string>& args);
+
+// Parses `argv`, runs the command, prints its output and returns the exit
+// status. main() is this; the flags fuzzer calls it too.
 int RunCommandLine(int argc, const char* const* argv);
 
 }  // namespace occam::cli

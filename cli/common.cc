@@ -105,6 +105,8 @@ void AddJobFlags(CLI::App& cmd, JobFlags& f) {
                "data-parallel gradient reduction after the last backward, not overlapped");
   cmd.add_flag("--tp-comm-overlap", f.tp_comm_overlap,
                "tensor-parallel collectives pipelined with their GEMMs (Megatron-LM flag)");
+  cmd.add_flag("--no-moe-host-sync", f.no_moe_host_sync,
+               "MoE token dispatch without a device-to-host sync per layer (static shapes)");
 }
 
 void AddSearchFlags(CLI::App& cmd, SearchFlags& f) {
@@ -382,6 +384,7 @@ Result<JobSpec> BuildJob(const JobFlags& f) {
   if (f.dropout) job.dropout = true;
   if (f.no_grad_overlap) job.overlap_grad_reduce = false;
   if (f.tp_comm_overlap) job.tp_comm_overlap = true;
+  if (f.no_moe_host_sync) job.moe_host_sync = false;
   // Every value was checked above with its flag's name; this checks the rest.
   OCCAM_RETURN_IF_ERROR(ValidateJob(job, f.job_file.empty() ? "job flags" : f.job_file));
   return job;
@@ -397,9 +400,13 @@ void RejectNonFiniteNumbers(CLI::App& app) {
   }
 }
 
-int Fail(const Status& status) {
-  std::fprintf(stderr, "occam: error: %s\n", Shorten(status.message(), kMaxMessageChars).c_str());
-  return status.code() == StatusCode::kInternal ? 1 : 2;
+Status WriteOutputFile(const std::string& path, const std::string& text, const std::string& flag) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) return InvalidInput(flag + ": cannot open '" + path + "' for writing");
+  out << text;
+  out.close();
+  if (!out) return InvalidInput(flag + ": writing '" + path + "' failed");
+  return Status::Ok();
 }
 
 }  // namespace occam::cli

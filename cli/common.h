@@ -46,6 +46,7 @@ struct JobFlags {
   bool dropout = false;
   bool no_grad_overlap = false;
   bool tp_comm_overlap = false;
+  bool no_moe_host_sync = false;
 };
 void AddJobFlags(CLI::App& cmd, JobFlags& flags);
 Result<JobSpec> BuildJob(const JobFlags& flags);
@@ -105,8 +106,8 @@ void RejectNonFiniteNumbers(CLI::App& app);
 // user gave it, so that a given 0 or negative value is reported, not ignored.
 inline bool Given(const CLI::App& cmd, const std::string& flag) { return cmd.count(flag) > 0; }
 
-// Prints "occam: error: <message>" to stderr; returns 2 for input errors,
-// 1 for internal ones.
-int Fail(const Status& status);
+// Writes `text` to the file `path` (--csv, --trace, --html); errors name
+// `flag` and the path.
+Status WriteOutputFile(const std::string& path, const std::string& text, const std::string& flag);
 
 }  // namespace occam::cli

@@ -44,14 +44,15 @@ Result<ClusterSpec> ClusterFor(const FrameworkFile& file, const std::string& clu
 }  // namespace
 
 Result<FromInputs> LoadFrom(const std::vector<std::string>& from, const std::string& model_arg,
-                            const std::string& cluster_arg, int64_t chips, const JobFlags& jf) {
+                            const std::string& cluster_arg, int64_t chips, const JobFlags& jf,
+                            std::string& notes) {
   if (from.size() != 2)
     return InvalidInput("--from takes a format and a file: --from megatron FILE");
   const auto fw = ParseFrameworkName(from[0]);
   if (!fw) return InvalidInput("--from: '" + from[0] + "' is not megatron, torchtitan or maxtext");
   OCCAM_ASSIGN_OR_RETURN(std::string text, ReadInputFile(from[1]));
   OCCAM_ASSIGN_OR_RETURN(FrameworkFile file, ParseFrameworkFile(*fw, text, from[1]));
-  for (const auto& w : file.warnings) std::fprintf(stderr, "occam: warning: %s\n", w.c_str());
+  for (const auto& w : file.warnings) notes += "occam: warning: " + w + "\n";
   FromInputs in;
   if (!model_arg.empty()) {
     OCCAM_ASSIGN_OR_RETURN(in.model, LoadModel(model_arg));
@@ -67,13 +68,12 @@ Result<FromInputs> LoadFrom(const std::vector<std::string>& from, const std::str
     OCCAM_RETURN_IF_ERROR(
         CheckAgrees("the global batch", base.global_batch_seqs, l.job.global_batch_seqs, from[1]));
   }
-  for (const auto& n : l.notes) std::fprintf(stderr, "occam: note: %s\n", n.c_str());
+  for (const auto& n : l.notes) notes += "occam: note: " + n + "\n";
   in.job = l.job;
   in.plan = l.plan;
   in.framework = *fw;
-  std::fprintf(stderr, "occam: read %s as %s on %lld x %s\n", from[1].c_str(),
-               FormatPlan(in.plan).c_str(), static_cast<long long>(in.cluster.num_chips),
-               in.cluster.chip.name.c_str());
+  notes += "occam: read " + from[1] + " as " + FormatPlan(in.plan) + " on " +
+           std::to_string(in.cluster.num_chips) + " x " + in.cluster.chip.name + "\n";
   return in;
 }
 

@@ -28,9 +28,11 @@ struct FromInputs {
 // Reads the file, takes the model (--model or the file's), the cluster
 // (--cluster, sized by --chips or the file's world size) and the job (the
 // file's sequence, batch, precision; other job flags) from it. Warnings and
-// notes go to stderr. Errors name what is missing.
+// notes are appended to `notes` (standard error). Errors name what is
+// missing.
 Result<FromInputs> LoadFrom(const std::vector<std::string>& from, const std::string& model_arg,
-                            const std::string& cluster_arg, int64_t chips, const JobFlags& job);
+                            const std::string& cluster_arg, int64_t chips, const JobFlags& job,
+                            std::string& notes);
 
 // Lines comparing `e` with the best layout a search finds and with the
 // fastest one the file's framework can express.

@@ -6,7 +6,8 @@ cd "$(dirname "$0")/.."
 BUILD_DIR="${1:-build}"
 
 PACKAGES=(cmake g++ make nlohmann-json3-dev libyaml-cpp-dev libcpptoml-dev libcli11-dev libfmt-dev
-          googletest libgtest-dev libbenchmark-dev clang libclang-rt-14-dev)
+          googletest libgtest-dev libbenchmark-dev clang libclang-rt-14-dev
+          python3-dev pybind11-dev)
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -6,8 +6,10 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh build
 ctest --test-dir build --output-on-failure -j"$(nproc)"
 
-cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOCCAM_SANITIZE=ON -DOCCAM_BUILD_BENCH=OFF \
-  > /dev/null
+# -O1 with line tables only: the sanitizers' reports keep file and line, and the
+# build takes about a third less time than -O2 with full debug information.
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
+  -DOCCAM_SANITIZE=ON -DOCCAM_BUILD_BENCH=OFF > /dev/null
 cmake --build build-asan -j"$(nproc)"
 # The cross-validation tests (hundreds of calibration refits) run in the
 # release suite above; under the sanitizers they take over five minutes each.

@@ -36,6 +36,17 @@ enum class Recompute { kNone, kSelective, kFull, kSelectiveOp };
 
 enum class Precision { kBf16, kFp8 };
 
+// How a layout without DualPipe hides its expert all-to-all (plan field
+// a2a_overlap; doc/cost-model.md "Expert all-to-all overlap"):
+//   kCombined1F1B  Megatron-Core combined 1F1B (--overlap-moe-expert-parallel-comm):
+//                  a forward and a backward micro-batch share one window
+//   kTwoBatch      the micro-batch split in two halves, one half's dispatch
+//                  and combine beside the other half's compute (MaxText
+//                  use_batch_split_schedule; SGLang two-batch overlap)
+//   kSharedExpert  the shared expert runs beside the dispatcher's all-to-all
+//                  (Megatron-Core --moe-shared-expert-overlap)
+enum class EpOverlap { kNone, kCombined1F1B, kTwoBatch, kSharedExpert };
+
 // How the attention core runs. kFlash: fused, scores recomputed in backward
 // and never written to HBM (Dao et al. 2022, arXiv:2205.14135); causal blocks
 // above the diagonal are skipped. kMaterialized: the pre-FlashAttention path
@@ -54,6 +65,9 @@ std::string_view RecomputeName(Recompute r);
 std::optional<Recompute> ParseRecomputeName(std::string_view name);
 std::string_view PrecisionName(Precision p);
 std::optional<Precision> ParsePrecisionName(std::string_view name);
+std::string_view EpOverlapName(EpOverlap o);
+// Also accepts 1/true (kCombined1F1B) and 0/false (kNone).
+std::optional<EpOverlap> ParseEpOverlapName(std::string_view name);
 std::string_view AttentionImplName(AttentionImpl a);
 std::optional<AttentionImpl> ParseAttentionImplName(std::string_view name);
 

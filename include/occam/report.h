@@ -4,6 +4,7 @@
 // shells do the printing and file writing.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -118,6 +119,47 @@ std::string ValidateJson(const ValidationReport& report);
 // same runs under the catalog calibration) beside them.
 std::string ValidateCvText(const CrossValidationReport& cv, const ValidationReport& in);
 std::string ValidateCvJson(const CrossValidationReport& cv, const ValidationReport& in);
+
+// ---- HTML reports (doc/html-report.md) ----
+//
+// One self-contained HTML page per command: inline SVG charts and CSS, no
+// scripts, no network references. Every page states the command line it
+// answers and occam's version.
+
+// occam's version ("0.1.0", from the CMake project).
+std::string OccamVersion();
+
+// What every page states so it can be reproduced.
+struct HtmlInputs {
+  std::string command_line;  // the command as typed ("occam plan --model ...")
+};
+
+// The full estimates of a plan's named layouts (StepModel::Evaluate, which
+// fills memory_per_device); each absent when the search named none.
+struct PlanEstimates {
+  std::optional<Estimate> best;
+  std::optional<Estimate> simplest;
+  std::optional<Estimate> best_without_pp;
+};
+
+// Memory per pipeline device (stacked, usable-HBM line) for each named
+// layout, their step-time split side by side, and the top layouts as MFU
+// against memory per chip.
+std::string PlanHtml(const SearchResult& r, const PlanEstimates& estimates, const ModelSpec& model,
+                     const ClusterSpec& cluster, const JobSpec& job, double search_seconds,
+                     const HtmlInputs& inputs);
+// Memory per pipeline device and the step-time split of one layout.
+std::string EstimateHtml(const Estimate& e, const ModelSpec& model, const ClusterSpec& cluster,
+                         const JobSpec& job, const HtmlInputs& inputs);
+// MFU of the best layout with and without PP against the swept variable.
+std::string SweepHtml(const std::vector<SweepRow>& rows, const ModelSpec& model,
+                      double search_seconds, const HtmlInputs& inputs);
+// The pipeline timeline per device and stream, busy time per device.
+// REQUIRES: result.timeline recorded.
+std::string SimulateHtml(const PipelineConfig& config, const PipelineResult& result,
+                         const SimulateReportInfo& info, const HtmlInputs& inputs);
+// Predicted against measured, log-log, one series per chip family.
+std::string ValidateHtml(const ValidationReport& report, const HtmlInputs& inputs);
 
 // ---- occam list (section owned by the spec work) ----
 

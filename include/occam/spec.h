@@ -146,6 +146,12 @@ struct TierSpec {
   // (1 + 1/n)·S bytes each chip moves (doc/cost-model.md § 4). 0 = not
   // calibrated, in-network reduction is then not used.
   double in_network_efficiency = 0.0;
+  // All-to-all kernel on this tier (doc/cost-model.md § 4.7): false =
+  // pairwise (NCCL all-to-all, one pipeline per peer: the efficiency is taken
+  // at one peer's share); true = every peer's transfer in flight at once
+  // (DeepEP / HybridEP: efficiency at the rank's whole volume, one message
+  // start alpha per peer).
+  bool alltoall_all_peers = false;
 };
 
 struct ClusterSpec {
@@ -192,6 +198,13 @@ struct JobSpec {
   // behind their pass's compute except one chunk in tp. false: Megatron-LM's
   // default (forward exposed, backward partly hidden).
   bool tp_comm_overlap = false;
+  // A dropless MoE token dispatcher synchronises device and host before each
+  // forward all-to-all to learn the split sizes (Megatron-Core
+  // token_dispatcher.py, cuda_sync_point): the chip's calibrated host time
+  // (chip.moe_dispatch_host_s) per MoE layer forward, shown as its own
+  // breakdown item. false: a sync-free dispatch (static shapes, e.g. padded
+  // to capacity, under CUDA graphs).
+  bool moe_host_sync = true;
   int64_t global_batch_tokens() const { return seq_len * global_batch_seqs; }
 };
 
@@ -219,18 +232,26 @@ struct PlanSpec {
   Recompute recompute = Recompute::kNone;
   Schedule schedule = Schedule::kNone;
   bool sp = true;  // sequence parallel alongside tp
-  // Expert-parallel all-to-all overlap without DualPipe (Megatron-Core
-  // "combined 1F1B", --overlap-moe-expert-parallel-comm): the forward of
-  // micro-batch i+1 runs layer by layer beside the backward of micro-batch i,
-  // so each direction's dispatch/combine hides behind the other's compute.
-  // Plan string "a2a_overlap=1"; rules in ValidatePlan, cost in
-  // doc/cost-model.md (EP all-to-all overlap without DualPipe).
-  bool a2a_overlap = false;
+  // Expert-parallel all-to-all overlap without DualPipe (EpOverlap):
+  // combined 1F1B ("a2a_overlap=1": the forward of micro-batch i+1 runs layer
+  // by layer beside the backward of micro-batch i), two-batch overlap
+  // ("a2a_overlap=tbo") or shared-expert overlap ("a2a_overlap=shared").
+  // Rules in ValidatePlan, cost in doc/cost-model.md (Expert all-to-all overlap).
+  EpOverlap a2a_overlap = EpOverlap::kNone;
   // Axis placement onto the tiers, innermost first. Empty = default rule
   // (tp, ep/cp, dp, pp: see doc/cost-model.md).
   std::vector<Axis> order;
   // Explicit layers per pipeline stage (size pp*vpp); empty = default split.
   std::vector<int64_t> stage_layers;
+  // Uneven ends: decoder layers on the first and on the last pipeline rank
+  // (Megatron-LM --decoder-first-pipeline-num-layers /
+  // --decoder-last-pipeline-num-layers; torchtitan's first/last stage
+  // "less layers"), the embedding on the first and the head and loss on the
+  // last besides. The middle ranks split the rest evenly; each rank's layers
+  // split evenly over its vpp chunks. 0 = unset (the default split). Plan
+  // strings "first_layers=N,last_layers=M".
+  int64_t first_layers = 0;
+  int64_t last_layers = 0;
 
   int64_t chips() const { return tp * cp * pp * dp; }
 };

@@ -46,7 +46,10 @@ struct Estimate {
   int64_t params_total = 0;
   int64_t params_active = 0;
   MemoryBreakdown memory;  // per chip, on the most loaded device
-  Bytes memory_capacity;   // usable HBM after headroom
+  // Per chip on each pipeline device, in device order (pp entries; `memory`
+  // is the one with the largest total). Filled by Evaluate only.
+  std::vector<MemoryBreakdown> memory_per_device;
+  Bytes memory_capacity;  // usable HBM after headroom
   bool fits = false;
   Seconds bubble;
   std::vector<TimeItem> breakdown;

@@ -3,8 +3,9 @@
 // A run file is a JSON array in exactly the schema of data/runs/published.json
 // (documented in doc/validation.md). For each run occam builds the model,
 // cluster, job and layout, fills the knobs the source does not state with one
-// documented policy (the best value occam's own evaluation finds under the
-// stated constraints), predicts the step time, converts it into the source's
+// documented policy (its framework's defaults, then the first layout in a
+// fixed order of preference that fits in memory; doc/validation.md), predicts
+// the step time, converts it into the source's
 // own metric and definition, and compares. Runs occam cannot model are kept
 // with the reason they were skipped.
 #pragma once
@@ -93,6 +94,12 @@ struct RunMeasured {
 
 struct PublishedRun {
   std::string id, source, url, model;
+  // The software the source says it ran (one of RunFrameworkNames(); null
+  // when it does not say) and the source's date ("2021" or "2021-04"). Both
+  // keys may be omitted (read as null). They select the framework's
+  // defaults for what the source leaves unstated (doc/validation.md).
+  std::optional<std::string> framework;
+  std::optional<std::string> date;
   RunArch arch;
   double params_total = 0;
   std::optional<double> params_active;
@@ -113,6 +120,10 @@ struct PublishedRun {
   // run's skip reason. Only `id` (or "[index]") and `chip_key` are then set.
   std::string unreadable;
 };
+
+// The accepted `framework` values: megatron-lm, nemo, megatron-bridge,
+// deepspeed, torchtitan, maxtext, paxml.
+const std::vector<std::string_view>& RunFrameworkNames();
 
 // Strict parser: every key of the schema must be present with its type (or
 // null where the schema allows), unknown keys are errors. Messages name the
@@ -203,8 +214,9 @@ struct CalibrationOverride {
 Result<CalibrationOverride> ParseCalibrationOverride(std::string_view text);
 
 struct ValidateOptions {
-  // Search for unstated knobs (micro-batch, recompute, vpp, ...). Off: take
-  // the first candidate of each knob (fast, for tests of the plumbing).
+  // Choose unstated knobs (micro-batch, recompute, vpp, ...) by memory. Off:
+  // take the first valid candidate in the order of preference, unchecked for
+  // memory (fast, for tests of the plumbing).
   bool search_unstated = true;
   std::vector<CalibrationOverride> overrides;
   int threads = 0;  // cross-validation workers; 0 = one per hardware thread

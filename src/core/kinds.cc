@@ -51,6 +51,17 @@ constexpr std::array<std::pair<std::string_view, Precision>, 2> kPrecision = {{
     {"fp8", Precision::kFp8},
 }};
 
+constexpr std::array<std::pair<std::string_view, EpOverlap>, 8> kEpOverlap = {{
+    {"none", EpOverlap::kNone},
+    {"1f1b", EpOverlap::kCombined1F1B},
+    {"tbo", EpOverlap::kTwoBatch},
+    {"shared", EpOverlap::kSharedExpert},
+    {"0", EpOverlap::kNone},
+    {"false", EpOverlap::kNone},
+    {"1", EpOverlap::kCombined1F1B},
+    {"true", EpOverlap::kCombined1F1B},
+}};
+
 constexpr std::array<std::pair<std::string_view, AttentionImpl>, 2> kAttention = {{
     {"flash", AttentionImpl::kFlash},
     {"materialized", AttentionImpl::kMaterialized},
@@ -86,6 +97,8 @@ std::string_view RecomputeName(Recompute r) { return NameOf(kRecompute, r); }
 std::optional<Recompute> ParseRecomputeName(std::string_view n) { return Lookup(kRecompute, n); }
 std::string_view PrecisionName(Precision p) { return NameOf(kPrecision, p); }
 std::optional<Precision> ParsePrecisionName(std::string_view n) { return Lookup(kPrecision, n); }
+std::string_view EpOverlapName(EpOverlap o) { return NameOf(kEpOverlap, o); }
+std::optional<EpOverlap> ParseEpOverlapName(std::string_view n) { return Lookup(kEpOverlap, n); }
 std::string_view AttentionImplName(AttentionImpl a) { return NameOf(kAttention, a); }
 std::optional<AttentionImpl> ParseAttentionImplName(std::string_view n) {
   return Lookup(kAttention, n);

@@ -4,11 +4,21 @@
 // (token, destination unit) crosses the network, then it is forwarded inside
 // the unit to each destination rank. Sources: doc/cost-model.md § 4.7.
 //
+// Two kernels, chosen per tier (TierSpec::alltoall_all_peers):
+// * pairwise (NCCL all-to-all: grouped send/recv, one pipeline per peer): the
+//   size-dependent efficiency is taken at one peer's share, so the fixed
+//   per-transfer cost is paid once per peer; one alpha per tier;
+// * all peers in flight (DeepEP / HybridEP): a rank's transfers to all its
+//   peers run at once on a non-blocking switch, so the efficiency is taken at
+//   the rank's whole volume on the tier (one pipeline fill per call), and
+//   every peer adds one message start (its tier's alpha). HybridEP on GB200
+//   NVL72 falls only 17% from 8 to 36 ranks (doc § 4.7).
+//
 // Symbols: b bytes of the per-rank send buffer (one copy per routed expert
 // when top-k is given); g = m_0 members per innermost unit; U = n / g units;
 // k top-k; M' = min(M, U) units a token may use; D expected distinct units per
 // token; D_r remote ones; c distinct ranks per (token, unit); lambda
-// imbalance (max/mean receive load).
+// imbalance (max/mean receive load); p_i peers whose highest crossed tier is i.
 #include <algorithm>
 #include <cmath>
 
@@ -17,11 +27,13 @@
 namespace occam::collective_internal {
 namespace {
 
-// Per-rank bytes each tier carries and the peers (ranks or units) they are
-// split over; one transfer is bytes / peers (the efficiency argument).
+// Per-rank bytes each tier carries; the peers (ranks or units) they are split
+// over (one pairwise transfer is bytes / peers); the peers whose highest
+// crossed tier is that tier (one message start each).
 struct Traffic {
   std::array<double, kMaxCollectiveTiers> bytes{};
   std::array<double, kMaxCollectiveTiers> peers{};
+  std::array<double, kMaxCollectiveTiers> starts{};
 };
 
 // Per-rank bytes each tier carries (index = tier), the expert model.
@@ -45,6 +57,7 @@ void ExpertBytes(const Layout& l, double b, const CollectiveOptions& o, Traffic*
   const double copy = b / k;
   traffic->bytes[0] = copy * distinct * ranks * (g - 1) / g;
   traffic->peers[0] = g - 1;
+  traffic->starts[0] = g - 1;
   for (int i = 1; i <= l.top; ++i) {
     // Remote units outside the rank's tier-(i-1) unit.
     const auto u = static_cast<size_t>(i);
@@ -52,6 +65,7 @@ void ExpertBytes(const Layout& l, double b, const CollectiveOptions& o, Traffic*
     const double outside = units > 1 ? (units - below) / (units - 1) : 0;
     traffic->bytes[u] = copy * remote * outside;
     traffic->peers[u] = units - below;
+    traffic->starts[u] = (l.members[u] - l.members[u - 1]) / g;
   }
 }
 
@@ -60,17 +74,21 @@ void ExpertBytes(const Layout& l, double b, const CollectiveOptions& o, Traffic*
 void UniformBytes(const Layout& l, double b, Traffic* traffic) {
   traffic->bytes[0] = b * (l.members[0] - 1) / l.n;
   traffic->peers[0] = l.members[0] - 1;
+  traffic->starts[0] = l.members[0] - 1;
   for (int i = 1; i <= l.top; ++i) {
     const auto u = static_cast<size_t>(i);
     traffic->peers[u] = l.n - l.members[u - 1];
     traffic->bytes[u] = b * traffic->peers[u] / l.n;
+    traffic->starts[u] = l.members[u] - l.members[u - 1];
   }
 }
 
 }  // namespace
 
-// T = sum_i alpha_i + lambda * max_i bytes_i / (rate_i * eta_i(b)): every
+// T = sum_i a_i + lambda * max_i bytes_i / (rate_i * eta_i(x_i)): every
 // tier's transfers run at once (pipelined), the slowest tier decides.
+// Pairwise: a_i = alpha_i, x_i = bytes_i / peers_i. All peers in flight:
+// a_i = starts_i alpha_i (issued one after another), x_i = bytes_i.
 Cost AllToAllSwitched(const ClusterSpec& cluster, double bytes, const Layout& layout,
                       const CollectiveOptions& options) {
   Traffic traffic;
@@ -85,10 +103,14 @@ Cost AllToAllSwitched(const ClusterSpec& cluster, double bytes, const Layout& la
   for (int i = 0; i <= layout.top; ++i) {
     const auto u = static_cast<size_t>(i);
     const TierSpec& t = cluster.tiers[u];
-    if (layout.fanout[u] > 1) latency += t.latency.value();
+    const bool all = t.alltoall_all_peers;
+    if (layout.fanout[u] > 1) {
+      latency += (all ? std::max(traffic.starts[u], 1.0) : 1.0) * t.latency.value();
+    }
     if (traffic.bytes[u] <= 0) continue;
     const double rate = i == 0 ? InnerRate(t, layout.members[0]) : TierRate(t);
-    const double chunk = traffic.bytes[u] / std::max(traffic.peers[u], 1.0);
+    const double chunk =
+        all ? traffic.bytes[u] : traffic.bytes[u] / std::max(traffic.peers[u], 1.0);
     const double time = traffic.bytes[u] / (rate * Eta(t, chunk));
     if (time > slowest || limit < 0) {
       slowest = time;

@@ -92,5 +92,73 @@ TEST(AllToAll, DeepEpInternodeDispatch) {
   EXPECT_EQ(Dispatch(32).limiting_tier, 1);
 }
 
+// HybridEP on one GB200 NVL72 rack (deepseek-ai/DeepEP docs/README_Hybrid-EP.md,
+// "GB200 Platform"): 4096 tokens per rank, hidden 7168, top-8 of 8 experts per
+// rank chosen uniformly without replacement, BF16 dispatch; kernel-only time,
+// 32 SMs. The figure counts the rows a rank receives (one per token with an
+// expert on it, its own tokens included; tests/test_hybrid_ep.py) x hidden x
+// 2 bytes / time.
+struct HybridEpPoint {
+  int64_t ranks;
+  double gbps;
+};
+constexpr HybridEpPoint kHybridEpGb200[] = {
+    {8, 764.03}, {16, 706.95}, {24, 665.97}, {32, 642.23}, {36, 632.31}};
+
+// Rows a rank receives: n source ranks x tokens x P(a token has one of the
+// rank's 8 experts) = 1 - C(E-8, k) / C(E, k), E = 8 n.
+double HybridEpRows(int64_t ranks) {
+  const double experts = 8.0 * static_cast<double>(ranks);
+  double miss = 1;
+  for (int j = 0; j < static_cast<int>(kTopK); ++j) miss *= (experts - 8 - j) / (experts - j);
+  return static_cast<double>(ranks) * kTokens * (1 - miss);
+}
+
+double HybridEpModelGbps(const ClusterSpec& c, int64_t ranks) {
+  CollectiveOptions o;
+  o.top_k = static_cast<int64_t>(kTopK);
+  const Bytes buffer(kTokens * kTopK * kHidden * 2);
+  const auto cost = EstimateCollective(c, CollectiveOp::kAllToAll, buffer, RankGroup{ranks, 1}, o);
+  return HybridEpRows(ranks) * kHidden * 2 / cost.time.value() / 1e9;
+}
+
+TEST(AllToAll, HybridEpNvl72DispatchWithinTenPercent) {
+  const ClusterSpec c = testing::Nvl72Cluster();
+  for (const auto& p : kHybridEpGb200) {
+    EXPECT_NEAR(HybridEpModelGbps(c, p.ranks), p.gbps, p.gbps * 0.10) << "EP" << p.ranks;
+  }
+  // The fall from 8 to 36 ranks: 632 / 764 = 0.83 measured.
+  const double measured = kHybridEpGb200[4].gbps / kHybridEpGb200[0].gbps;
+  EXPECT_NEAR(HybridEpModelGbps(c, 36) / HybridEpModelGbps(c, 8), measured, 0.05);
+}
+
+// The pairwise kernel (one pipeline per peer, efficiency at one peer's share)
+// pays the fixed transfer cost once per peer: on the same rack it misses the
+// measured EP36 figure by more than 10% and falls faster than measured.
+TEST(AllToAll, PairwiseKernelCollapsesInsideNvl72) {
+  ClusterSpec c = testing::Nvl72Cluster();
+  c.tiers[0].alltoall_all_peers = false;
+  EXPECT_LT(HybridEpModelGbps(c, 36), kHybridEpGb200[4].gbps * 0.9);
+  EXPECT_LT(HybridEpModelGbps(c, 36) / HybridEpModelGbps(c, 8),
+            kHybridEpGb200[4].gbps / kHybridEpGb200[0].gbps - 0.05);
+}
+
+// A switched domain is non-blocking: with every peer in flight a uniform
+// all-to-all over n ranks moves b (n-1)/n per rank at the tier's rate, its
+// efficiency taken at that whole volume, plus one message start per peer.
+TEST(AllToAll, AllPeersUniformIsLinkBoundWithPerPeerStarts) {
+  const ClusterSpec c = testing::Nvl72Cluster();
+  const TierSpec& t = c.tiers[0];
+  const double b = 256e6;
+  for (int64_t n : {8, 36, 72}) {
+    const double nn = static_cast<double>(n);
+    const double moved = b * (nn - 1) / nn;
+    const double eta = t.efficiency * moved / (moved + t.half_bandwidth_bytes.value());
+    const double expected = (nn - 1) * t.latency.value() + moved / (eta * t.bandwidth.value());
+    const auto cost = EstimateCollective(c, CollectiveOp::kAllToAll, Bytes(b), RankGroup{n, 1});
+    EXPECT_NEAR(cost.time.value(), expected, expected * 1e-12) << n;
+  }
+}
+
 }  // namespace
 }  // namespace occam

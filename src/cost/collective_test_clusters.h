@@ -83,6 +83,22 @@ inline ClusterSpec Mi300xCluster(int64_t chips) {
   return c;
 }
 
+// One GB200 NVL72 rack (data/clusters/gb200.yaml): 18 NVLink 5 links x 50 GB/s
+// = 900 GB/s per GPU through a single-hop non-blocking switch (NV_SUPERPOD_GB200);
+// ring efficiency 0.76 = 680/900 (AZURE_BENCH, 4xGB200); half plateau at a
+// 4 MB transfer (AZURE_BENCH); 1.9 us per step (NCCL_TUNING, LL128 NVLink);
+// expert all-to-all by HybridEP, every peer in flight (HYBRIDEP).
+inline ClusterSpec Nvl72Cluster(int64_t chips = 72) {
+  ClusterSpec c = HgxCluster(chips, 900, 50, 0.76);
+  c.name = "nvl72-test";
+  c.tiers[0].size = 72;
+  c.tiers[0].half_bandwidth_bytes = Bytes(4e6);
+  c.tiers[0].in_network_efficiency = 0.486;
+  c.tiers[0].alltoall_all_peers = true;  // HybridEP's kernels (HYBRIDEP)
+  if (chips <= 72) c.tiers.resize(1);
+  return c;
+}
+
 // A TPU slice: torus of `dims` with per-axis wraparound, per-chip bandwidth
 // 2 * dims * link (v5p: 6 x 100 GB/s), 1 us per hop (SB_SHARD); ideal
 // efficiency so tests can write the scaling-book formulas exactly.

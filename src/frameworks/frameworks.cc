@@ -54,7 +54,8 @@ int Distance(const PlanSpec& a, const PlanSpec& b) {
          (a.ep != b.ep) + (a.etp != b.etp) + (a.zero != b.zero) + (a.hsdp != b.hsdp) +
          (a.mbs != b.mbs) + (a.recompute != b.recompute) + (a.schedule != b.schedule) +
          (a.sp != b.sp) + (a.a2a_overlap != b.a2a_overlap) + (a.order != b.order) +
-         (a.stage_layers != b.stage_layers);
+         (a.stage_layers != b.stage_layers) + (a.first_layers != b.first_layers) +
+         (a.last_layers != b.last_layers);
 }
 
 template <class T>
@@ -92,8 +93,8 @@ std::vector<PlanSpec> Candidates(const ModelSpec& model, const PlanSpec& p) {
   for (int64_t m : {1, 2, 4, 8, 16}) AddUnique(mbss, m);
   std::vector<std::vector<Axis>> orders = {p.order};
   AddUnique(orders, std::vector<Axis>{});
-  std::vector<bool> a2as = {p.a2a_overlap};
-  AddUnique(a2as, false);
+  std::vector<EpOverlap> a2as = {p.a2a_overlap};
+  AddUnique(a2as, EpOverlap::kNone);
   std::vector<PlanSpec> out;
   for (const Sched& s : scheds) {
     PlanSpec q = p;
@@ -118,7 +119,7 @@ std::vector<PlanSpec> Candidates(const ModelSpec& model, const PlanSpec& p) {
         for (int64_t hsdp : hsdps)
           for (int64_t mbs : mbss)
             for (const auto& order : orders)
-              for (bool a2a : a2as)
+              for (EpOverlap a2a : a2as)
                 for (const auto& st : stages) {
                   q.etp = etp;
                   q.zero = zero;

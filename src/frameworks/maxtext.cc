@@ -6,8 +6,9 @@
 // product = devices per slice, DCN product = slices), docs/guides/
 // optimization/sharding.md (expert axis acts as FSDP outside the MoE layers;
 // pipelines are GPipe or circular only).
+#include <fmt/format.h>
+
 #include <algorithm>
-#include <charconv>
 #include <functional>
 #include <numeric>
 
@@ -16,10 +17,9 @@
 namespace occam::frameworks_internal {
 namespace {
 
+// The shortest text that reads back as `v` (fmt's "{}", as std::to_chars).
 std::string Num(double v) {
-  char buf[32];
-  auto [ptr, ec] = std::to_chars(buf, buf + sizeof buf, v);
-  std::string s(buf, ec == std::errc() ? ptr : buf);
+  std::string s = fmt::format("{}", v);
   if (s.find('.') == std::string::npos && s.find('e') == std::string::npos) s += ".0";
   return s;
 }
@@ -131,8 +131,9 @@ void MaxTextShardingProblems(const Ctx& c, const PlanSpec& p, std::vector<std::s
         S(p.tp));
   }
   if (p.tp > 1 && !p.sp) out.push_back("sp=false is not expressible in MaxText");
-  if (p.a2a_overlap) {
-    out.push_back("MaxText has no combined-1F1B expert all-to-all overlap (a2a_overlap)");
+  if (p.a2a_overlap == EpOverlap::kCombined1F1B || p.a2a_overlap == EpOverlap::kSharedExpert) {
+    out.push_back("MaxText has no " + std::string(EpOverlapName(p.a2a_overlap)) +
+                  " expert all-to-all overlap (its method is tbo: use_batch_split_schedule)");
   }
   if (!p.order.empty()) {
     out.push_back(
@@ -195,6 +196,9 @@ FrameworkConfig MaxTextWrite(const Ctx& c, const PlanSpec& p) {
   t += "dtype: bfloat16\nweight_dtype: float32\n";
   if (c.job.precision == Precision::kFp8) t += "quantization: fp8\n";
   if (p.cp > 1) t += "context_parallel_strategy: ring\n";
+  if (p.a2a_overlap == EpOverlap::kTwoBatch) {
+    t += "use_batch_split_schedule: true\nbatch_split_factor: 2\n";
+  }
   if (p.pp > 1) {
     t += "num_layers_per_pipeline_stage: " + S(c.model.num_layers / p.pp) + "\n";
     t += "num_pipeline_repeats: 1\n";

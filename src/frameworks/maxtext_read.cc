@@ -30,6 +30,8 @@ const std::set<std::string>& Understood() {
                                "weight_dtype",
                                "quantization",
                                "context_parallel_strategy",
+                               "use_batch_split_schedule",
+                               "batch_split_factor",
                                "num_layers_per_pipeline_stage",
                                "num_pipeline_repeats",
                                "num_pipeline_microbatches",
@@ -269,6 +271,21 @@ Status ResolveRemat(const FrameworkFile& f, PlanSpec& p, std::vector<std::string
   return Status::Ok();
 }
 
+// use_batch_split_schedule splits each batch of the MoE layers in
+// batch_split_factor parts, one part's all-to-all beside another's compute
+// (configs/base.yml); occam models two parts (a2a_overlap=tbo).
+Status ResolveBatchSplit(const FrameworkFile& f, PlanSpec& p) {
+  const std::string on = Value(f, "use_batch_split_schedule").value_or("false");
+  if (on != "true" && on != "True") return Status::Ok();
+  const std::string factor = Value(f, "batch_split_factor").value_or("2");
+  if (factor != "2") {
+    return FileError(f, "batch_split_factor",
+                     "'" + factor + "': occam models a split in two (tbo); set 2");
+  }
+  p.a2a_overlap = EpOverlap::kTwoBatch;
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<ImportedLayout> MaxTextResolve(const FrameworkFile& f, const Ctx& c) {
@@ -306,6 +323,7 @@ Result<ImportedLayout> MaxTextResolve(const FrameworkFile& f, const Ctx& c) {
   if (p.dp * p.cp == 1) p.zero = 1;  // one data-parallel rank: nothing to shard
   OCCAM_RETURN_IF_ERROR(ResolvePipeline(f, c.model, p));
   OCCAM_RETURN_IF_ERROR(ResolveRemat(f, p, out.notes));
+  OCCAM_RETURN_IF_ERROR(ResolveBatchSplit(f, p));
   out.job = c.job;
   if (Value(f, "max_target_length")) {
     OCCAM_ASSIGN_OR_RETURN(out.job.seq_len, IntValue(f, "max_target_length"));

@@ -134,7 +134,8 @@ void ParallelArgs(const Ctx& c, const PlanSpec& p, Args& a) {
     a.Add("--expert-model-parallel-size", S(p.ep));
     a.Add("--expert-tensor-parallel-size", S(p.etp));
   }
-  if (p.a2a_overlap) a.Add("--overlap-moe-expert-parallel-comm");
+  if (p.a2a_overlap == EpOverlap::kCombined1F1B) a.Add("--overlap-moe-expert-parallel-comm");
+  if (p.a2a_overlap == EpOverlap::kSharedExpert) a.Add("--moe-shared-expert-overlap");
   if (p.zero == 1) a.Add("--use-distributed-optimizer");
   if (p.zero >= 2) {
     a.Add("--use-megatron-fsdp");
@@ -202,6 +203,12 @@ std::vector<std::string> MegatronProblems(const Ctx& c, const PlanSpec& p) {
   if (c.job.tp_comm_overlap && p.tp > 1 && !p.sp) {
     out.push_back(
         "--tp-comm-overlap needs --sequence-parallel (arguments.py); the plan has sp=false");
+  }
+  if (p.a2a_overlap == EpOverlap::kTwoBatch) {
+    out.push_back(
+        "Megatron-LM has no two-batch (batch split) expert all-to-all overlap "
+        "(a2a_overlap=tbo); it has combined 1F1B (a2a_overlap=1) and the shared-expert "
+        "overlap (a2a_overlap=shared)");
   }
   return out;
 }

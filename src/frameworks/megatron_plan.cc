@@ -235,7 +235,8 @@ Result<ImportedLayout> MegatronResolve(const FrameworkFile& f, const Ctx& c) {
   OCCAM_ASSIGN_OR_RETURN(p.ep, Int(f, "expert-model-parallel-size", 1, 1));
   OCCAM_ASSIGN_OR_RETURN(p.etp, Int(f, "expert-tensor-parallel-size", c.model.moe ? p.tp : 1, 1));
   p.sp = p.tp == 1 || Has(f, "sequence-parallel");
-  p.a2a_overlap = Has(f, "overlap-moe-expert-parallel-comm");
+  if (Has(f, "moe-shared-expert-overlap")) p.a2a_overlap = EpOverlap::kSharedExpert;
+  if (Has(f, "overlap-moe-expert-parallel-comm")) p.a2a_overlap = EpOverlap::kCombined1F1B;
   OCCAM_ASSIGN_OR_RETURN(p.mbs, Int(f, "micro-batch-size", 1, 1));
   OCCAM_RETURN_IF_ERROR(ResolvePipeline(f, c.model, p));
   OCCAM_RETURN_IF_ERROR(ResolveSharding(f, p));

@@ -37,6 +37,7 @@ const std::set<std::string>& Understood() {
                                           "recompute-modules",
                                           "recompute-activations",
                                           "overlap-moe-expert-parallel-comm",
+                                          "moe-shared-expert-overlap",
                                           "moe-token-dispatcher-type",
                                           "cp-comm-type",
                                           "overlap-grad-reduce",

@@ -40,7 +40,7 @@ std::vector<PlanSpec> SampledPlans(const ModelSpec& m, const ClusterSpec& c, con
   std::vector<search::Inner> inner;
   size_t k = 0;
   for (const auto& shape : search::EnumerateShapes(m, c, j, *cons)) {
-    search::EnumerateInner(shape, c, j, *cons, inner);
+    search::EnumerateInner(m, shape, c, j, *cons, inner);
     for (const auto& in : inner) {
       if (k++ % stride != 0) continue;
       PlanSpec p;

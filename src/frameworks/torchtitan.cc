@@ -177,10 +177,9 @@ void TitanShardingProblems(const Ctx& c, const PlanSpec& p, std::vector<std::str
         "torchtitan's TOML-era tensor parallelism always shards the sequence (sp=false "
         "is not expressible)");
   }
-  if (p.a2a_overlap) {
-    out.push_back(
-        "torchtitan has no expert all-to-all overlap outside DualPipeV "
-        "(a2a_overlap is Megatron-Core's combined 1F1B)");
+  if (p.a2a_overlap != EpOverlap::kNone) {
+    out.push_back("torchtitan has no expert all-to-all overlap outside DualPipeV (a2a_overlap=" +
+                  std::string(EpOverlapName(p.a2a_overlap)) + ")");
   }
   if (!p.order.empty()) {
     out.push_back(

@@ -35,7 +35,8 @@ int LayoutComplexity(const PlanSpec& p, const ClusterSpec& cluster) {
   if (p.pp > 1) score += 2 + ScheduleScore(p.schedule);
   score += ShardingScore(p);
   if (p.recompute != Recompute::kNone) score += 1;
-  if (p.a2a_overlap) score += 1;     // combined 1F1B: two streams, paired micro-batches
+  // Expert all-to-all overlap: a second stream and a split or paired schedule.
+  if (p.a2a_overlap != EpOverlap::kNone) score += 1;
   if (!p.order.empty()) score += 1;  // non-default placement
   if (!p.stage_layers.empty()) score += 1;
   return score;

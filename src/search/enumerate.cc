@@ -123,14 +123,24 @@ std::vector<int64_t> EpChoices(const ModelSpec& model, int64_t stage_ranks, int6
   return out;
 }
 
-// Combined 1F1B expert all-to-all overlap (plan field a2a_overlap) where
-// ValidatePlan can accept it: ep > 1, no pipeline or an interleaved one, no
-// full recompute, FSDP only without a pipeline. One complexity point
-// (doc/search.md), so it is enumerated beside the plain variant.
-bool A2aOverlapPossible(const Shape& shape, int zero, Recompute r) {
-  if (shape.ep <= 1 || r == Recompute::kFull) return false;
-  if (shape.pp == 1) return true;
-  return TraitsOf(shape.schedule).a2a_overlap_with_pp && zero < 3;
+// The expert all-to-all overlap methods (plan field a2a_overlap) that
+// ValidatePlan accepts for a shape (CheckA2aOverlap): none without experts
+// split over ranks or on a schedule that overlaps it already; combined 1F1B
+// without a pipeline or on an interleaved one, no full recompute, at most
+// one MTP module, FSDP only without a pipeline; two-batch overlap always;
+// shared-expert overlap with shared experts. Each is one complexity point
+// (doc/search.md), so each is enumerated beside the plain variant.
+int A2aOverlapChoices(const ModelSpec& model, const Shape& shape, int zero, Recompute r,
+                      EpOverlap out[3]) {
+  if (!model.moe || shape.ep <= 1 || TraitsOf(shape.schedule).overlaps_a2a) return 0;
+  int n = 0;
+  const bool pipe_ok = shape.pp == 1 || (TraitsOf(shape.schedule).a2a_overlap_with_pp && zero < 3);
+  if (pipe_ok && r != Recompute::kFull && model.mtp_layers <= 1) {
+    out[n++] = EpOverlap::kCombined1F1B;
+  }
+  out[n++] = EpOverlap::kTwoBatch;
+  if (model.moe->num_shared_experts > 0) out[n++] = EpOverlap::kSharedExpert;
+  return n;
 }
 
 // Whether `m` micro-batches per pipeline suit the shape's schedule: the
@@ -216,8 +226,8 @@ std::vector<Shape> EnumerateShapes(const ModelSpec& model, const ClusterSpec& cl
   return out;
 }
 
-void EnumerateInner(const Shape& shape, const ClusterSpec& cluster, const JobSpec& job,
-                    const Constraints& c, std::vector<Inner>& out) {
+void EnumerateInner(const ModelSpec& model, const Shape& shape, const ClusterSpec& cluster,
+                    const JobSpec& job, const Constraints& c, std::vector<Inner>& out) {
   out.clear();
   const int64_t per_dp = job.global_batch_seqs / shape.dp;
   // HSDP shards inside one fast-domain unit and replicates across units.
@@ -247,11 +257,15 @@ void EnumerateInner(const Shape& shape, const ClusterSpec& cluster, const JobSpe
           if (per_dp % mbs == 0 && MicroBatchesFit(shape, per_dp / mbs)) {
             for (Recompute r : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
               if (!Allows(c.recompute, r)) continue;
-              if (Allows(c.a2a_overlap, false)) {
-                out.push_back(Inner{zero, hsdp, mbs, r, orders[o], false});
+              if (Allows(c.a2a_overlap, EpOverlap::kNone)) {
+                out.push_back(Inner{zero, hsdp, mbs, r, orders[o], EpOverlap::kNone});
               }
-              if (Allows(c.a2a_overlap, true) && A2aOverlapPossible(shape, zero, r)) {
-                out.push_back(Inner{zero, hsdp, mbs, r, orders[o], true});
+              EpOverlap methods[3];
+              const int n = A2aOverlapChoices(model, shape, zero, r, methods);
+              for (int k = 0; k < n; ++k) {
+                if (Allows(c.a2a_overlap, methods[k])) {
+                  out.push_back(Inner{zero, hsdp, mbs, r, orders[o], methods[k]});
+                }
               }
             }
           }

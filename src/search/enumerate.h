@@ -25,7 +25,8 @@ struct Constraints {
   std::optional<int> zero;
   std::optional<Recompute> recompute;
   std::optional<Schedule> schedule;
-  std::optional<bool> sp, a2a_overlap;
+  std::optional<bool> sp;
+  std::optional<EpOverlap> a2a_overlap;
   std::optional<std::vector<Axis>> order;
   int64_t max_tp = 0;  // 0 = no limit
   bool no_pp = false;
@@ -51,7 +52,7 @@ struct Inner {
   int64_t mbs = 1;
   Recompute recompute = Recompute::kNone;
   OrderChoice order = OrderChoice::kDefault;
-  bool a2a_overlap = false;  // combined 1F1B expert all-to-all overlap
+  EpOverlap a2a_overlap = EpOverlap::kNone;  // expert all-to-all overlap method
 };
 
 // Every shape that divides, in a fixed order.
@@ -60,8 +61,8 @@ std::vector<Shape> EnumerateShapes(const ModelSpec& model, const ClusterSpec& cl
 
 // The inner variants of one shape, written into `out` (cleared first; reuse
 // the vector to avoid allocation). Fixed order.
-void EnumerateInner(const Shape& shape, const ClusterSpec& cluster, const JobSpec& job,
-                    const Constraints& c, std::vector<Inner>& out);
+void EnumerateInner(const ModelSpec& model, const Shape& shape, const ClusterSpec& cluster,
+                    const JobSpec& job, const Constraints& c, std::vector<Inner>& out);
 
 // Writes shape + inner into `plan` (reusing its vectors' capacity). When the
 // user fixed `order`, that order is used for every candidate.

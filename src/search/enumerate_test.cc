@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <tuple>
 
 #include "search/fake_evaluator_test_util.h"
 
@@ -49,6 +50,7 @@ TEST(Enumerate, ExpertParallelMaySpanTensorRanks) {
 }
 
 TEST(Enumerate, InnerVariantsDivideTheBatchAndRespectFixedFields) {
+  const ModelSpec m = testing::SmallDense();  // no expert all-to-all overlap variants
   const ClusterSpec c = testing::SmallCluster(64);
   const JobSpec j = testing::SmallJob(128);
   Shape s;
@@ -58,7 +60,7 @@ TEST(Enumerate, InnerVariantsDivideTheBatchAndRespectFixedFields) {
   s.ep = 4;
   s.schedule = Schedule::k1F1B;
   std::vector<Inner> inners;
-  EnumerateInner(s, c, j, Constraints{}, inners);
+  EnumerateInner(m, s, c, j, Constraints{}, inners);
   std::set<OrderChoice> orders;
   bool hsdp = false;
   for (const Inner& in : inners) {
@@ -76,7 +78,7 @@ TEST(Enumerate, InnerVariantsDivideTheBatchAndRespectFixedFields) {
   fixed.mbs = 2;
   fixed.zero = 1;
   fixed.recompute = Recompute::kSelective;
-  EnumerateInner(s, c, j, fixed, inners);
+  EnumerateInner(m, s, c, j, fixed, inners);
   EXPECT_EQ(inners.size(), 3u);  // one per order
   for (const Inner& in : inners) {
     EXPECT_EQ(in.mbs, 2);
@@ -85,51 +87,52 @@ TEST(Enumerate, InnerVariantsDivideTheBatchAndRespectFixedFields) {
   }
 }
 
-// a2a_overlap variants exist only where ValidatePlan's combined 1F1B rules
-// allow them: ep > 1, pp = 1 or interleaved, no full recompute, no FSDP with PP.
-TEST(Enumerate, A2aOverlapOnlyWhereItsRulesAllow) {
+// The expert all-to-all overlap methods enumerated for a shape are exactly
+// those ValidatePlan accepts (its rules per method: CheckA2aOverlap), over
+// every shape of a MoE model with a shared expert; a fixed a2a_overlap keeps
+// only its own variants.
+TEST(Enumerate, A2aOverlapMethodsAreExactlyThoseValidatePlanAccepts) {
+  const ModelSpec m = testing::SmallMoe();
   const ClusterSpec c = testing::SmallCluster(64);
   const JobSpec j = testing::SmallJob(128);
+  const Constraints none;
   std::vector<Inner> inners;
-  auto count = [&](const Shape& s, const Constraints& k) {
-    EnumerateInner(s, c, j, k, inners);
-    int on = 0;
+  std::set<EpOverlap> seen;
+  int64_t rejected = 0;
+  for (const Shape& s : EnumerateShapes(m, c, j, none)) {
+    EnumerateInner(m, s, c, j, none, inners);
+    std::set<std::tuple<int, int64_t, int64_t, Recompute, OrderChoice, EpOverlap>> present;
     for (const Inner& in : inners) {
-      if (!in.a2a_overlap) continue;
-      ++on;
-      EXPECT_NE(in.recompute, Recompute::kFull);
-      if (s.pp > 1) {
-        EXPECT_LT(in.zero, 3);
+      present.insert({in.zero, in.hsdp, in.mbs, in.recompute, in.order, in.a2a_overlap});
+    }
+    for (const Inner& in : inners) {
+      if (in.a2a_overlap != EpOverlap::kNone) continue;
+      for (EpOverlap o :
+           {EpOverlap::kCombined1F1B, EpOverlap::kTwoBatch, EpOverlap::kSharedExpert}) {
+        Inner with = in;
+        with.a2a_overlap = o;
+        PlanSpec p;
+        ApplyCandidate(s, with, none, p);
+        const bool valid = ValidatePlan(m, c, j, p).ok();
+        const bool listed =
+            present.count({in.zero, in.hsdp, in.mbs, in.recompute, in.order, o}) > 0;
+        EXPECT_EQ(valid, listed) << FormatPlan(p);
+        if (listed) seen.insert(o);
+        rejected += valid ? 0 : 1;
       }
     }
-    return on;
-  };
+  }
+  EXPECT_EQ(seen.size(), 3u) << "every method must occur";
+  EXPECT_GT(rejected, 0) << "the case must exercise the rules";
   Shape flat;
   flat.tp = 2;
   flat.dp = 32;
   flat.ep = 4;
-  EXPECT_GT(count(flat, Constraints{}), 0);
-  Shape interleaved = flat;
-  interleaved.pp = 2;
-  interleaved.dp = 16;
-  interleaved.vpp = 2;
-  interleaved.schedule = Schedule::kInterleaved;
-  EXPECT_GT(count(interleaved, Constraints{}), 0);
-  Shape one_f_one_b = interleaved;
-  one_f_one_b.vpp = 1;
-  one_f_one_b.schedule = Schedule::k1F1B;
-  EXPECT_EQ(count(one_f_one_b, Constraints{}), 0);
-  Shape no_ep = flat;
-  no_ep.ep = 1;
-  EXPECT_EQ(count(no_ep, Constraints{}), 0);
-  Constraints off;
-  off.a2a_overlap = false;
-  EXPECT_EQ(count(flat, off), 0);
-  Constraints on;
-  on.a2a_overlap = true;
-  const int with_on = count(flat, on);
-  EXPECT_EQ(with_on, static_cast<int>(inners.size()));  // only the flagged variants
-  EXPECT_EQ(with_on, count(flat, Constraints{}));
+  Constraints tbo;
+  tbo.a2a_overlap = EpOverlap::kTwoBatch;
+  EnumerateInner(m, flat, c, j, tbo, inners);
+  ASSERT_FALSE(inners.empty());
+  for (const Inner& in : inners) EXPECT_EQ(in.a2a_overlap, EpOverlap::kTwoBatch);
 }
 
 // Micro-batch sizes whose micro-batch count a schedule cannot run are not
@@ -142,7 +145,7 @@ TEST(Enumerate, MicroBatchSizesAreExactlyThoseTheScheduleAccepts) {
   std::vector<Inner> inners;
   int64_t rejected = 0;
   for (const Shape& s : EnumerateShapes(m, c, j, none)) {
-    EnumerateInner(s, c, j, none, inners);
+    EnumerateInner(m, s, c, j, none, inners);
     std::set<int64_t> present;
     for (const Inner& in : inners) present.insert(in.mbs);
     for (int64_t mbs : {1, 2, 4, 8, 16}) {

@@ -3,8 +3,9 @@
 //   - every layout the planner recommends (best, simplest, best with and
 //     without PP, the ranked top) fits in memory when estimated on its own,
 //     with the step time the planner reported;
-//   - a faster cluster (more FLOP/s, HBM or link bandwidth, lower latency)
-//     never makes the planner's best layout slower.
+//   - a faster cluster (more FLOP/s, HBM, fast-domain or scale-out bandwidth,
+//     lower latency, a larger switched fast domain) never makes the planner's
+//     best layout, nor its best layout without PP, slower.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -124,6 +125,15 @@ void ExpectBestNotSlower(const PlannerCase& c, const ClusterSpec& faster, const 
   EXPECT_LE(fast->best->step_time.value(), base->best->step_time.value() * 1.01)
       << c.what << ": " << what << " made the best layout slower (" << FormatPlan(base->best->plan)
       << " -> " << FormatPlan(fast->best->plan) << ")";
+  // The same for the best layout without PP (the other half of the verdict):
+  // its memory does not depend on the hardware's speed, so it still fits.
+  if (!base->best_without_pp) return;
+  ASSERT_TRUE(fast->best_without_pp) << c.what << " " << what;
+  EXPECT_LE(fast->best_without_pp->step_time.value(),
+            base->best_without_pp->step_time.value() * 1.01)
+      << c.what << ": " << what << " made the best layout without PP slower ("
+      << FormatPlan(base->best_without_pp->plan) << " -> "
+      << FormatPlan(fast->best_without_pp->plan) << ")";
 }
 
 TEST(SearchInvariants, FasterHardwareNeverMakesTheBestLayoutSlower) {
@@ -141,6 +151,29 @@ TEST(SearchInvariants, FasterHardwareNeverMakesTheBestLayoutSlower) {
     ClusterSpec latency = c.cluster;
     for (TierSpec& t : latency.tiers) t.latency = t.latency * 0.25;
     ExpectBestNotSlower(c, latency, "latency / 4");
+    ClusterSpec out = c.cluster;
+    for (size_t i = 1; i < out.tiers.size(); ++i)
+      out.tiers[i].bandwidth = out.tiers[i].bandwidth * 4;
+    ExpectBestNotSlower(c, out, "4x scale-out bandwidth");
+    ClusterSpec fast_domain = c.cluster;
+    fast_domain.tiers[0].bandwidth = fast_domain.tiers[0].bandwidth * 4;
+    ExpectBestNotSlower(c, fast_domain, "4x fast-domain bandwidth");
+  }
+}
+
+// A larger switched fast domain (tier 0 doubled while the next tier still
+// holds whole units) never makes the best layout, or the best without PP,
+// slower: every layout keeps its groups and none of them gets slower
+// (StepInvariants.LargerFastDomainNeverMakesAStepSlower).
+TEST(SearchInvariants, LargerFastDomainNeverMakesTheBestLayoutSlower) {
+  for (const PlannerCase& c : Cases()) {
+    const auto& tiers = c.cluster.tiers;
+    if (tiers.size() < 2 || tiers[0].kind != TierKind::kSwitch) continue;
+    const int64_t size = tiers[0].size * 2;
+    if (size > tiers[1].size || tiers[1].size % size != 0) continue;
+    ClusterSpec larger = c.cluster;
+    larger.tiers[0].size = size;
+    ExpectBestNotSlower(c, larger, "a fast domain twice as large");
   }
 }
 

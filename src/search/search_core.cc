@@ -75,7 +75,7 @@ ShapeInfo Prepare(const Context& ctx, const Shape& shape, int64_t candidates) {
   info.candidates = candidates;
   if (!ctx.tuning.prune) return info;
   std::vector<Inner> inners;
-  EnumerateInner(shape, ctx.cluster, ctx.job, ctx.constraints, inners);
+  EnumerateInner(ctx.model, shape, ctx.cluster, ctx.job, ctx.constraints, inners);
   PlanSpec plan;
   for (const Inner& inner : inners) {
     ApplyCandidate(shape, inner, ctx.constraints, plan);
@@ -146,7 +146,7 @@ void RunChunk(const Context& ctx, const std::vector<Shape>& shapes,
       out.tally.pruned_bound += info.candidates;
       continue;
     }
-    EnumerateInner(shape, ctx.cluster, ctx.job, ctx.constraints, inners);
+    EnumerateInner(ctx.model, shape, ctx.cluster, ctx.job, ctx.constraints, inners);
     for (const Inner& inner : inners) {
       ApplyCandidate(shape, inner, ctx.constraints, plan);
       VisitCandidate(ctx, info, plan, prune_above[cat], out);
@@ -316,7 +316,7 @@ Result<SearchResult> RunSearch(const ModelSpec& model, const ClusterSpec& cluste
   std::vector<int64_t> counts(shapes.size());
   pool.ParallelFor(n_shapes, [&](int64_t i) {
     std::vector<Inner> inners;
-    EnumerateInner(shapes[static_cast<size_t>(i)], cluster, job, constraints, inners);
+    EnumerateInner(model, shapes[static_cast<size_t>(i)], cluster, job, constraints, inners);
     counts[static_cast<size_t>(i)] = static_cast<int64_t>(inners.size());
   });
   int64_t candidates = 0;

@@ -102,7 +102,7 @@ std::vector<Entry> BruteForce(const Case& c) {
   std::vector<Entry> all;
   std::vector<Inner> inners;
   for (const Shape& s : EnumerateShapes(c.model, c.cluster, c.job, none)) {
-    EnumerateInner(s, c.cluster, c.job, none, inners);
+    EnumerateInner(c.model, s, c.cluster, c.job, none, inners);
     for (const Inner& in : inners) {
       PlanSpec p;
       ApplyCandidate(s, in, none, p);

@@ -140,6 +140,20 @@ Result<ClusterSpec> WithScaleUpSize(const ClusterSpec& cluster, int64_t size) {
     t.size = s;
     c.tiers.push_back(t);
   }
+  // A TPU slice of the catalog cut into smaller slices: the pieces are joined
+  // by the template's DCN tier (multislice, doc/hardware.md § 7.5), which the
+  // sizing left out while one slice held every chip.
+  if (c.tiers.size() == 1 && unit < c.num_chips && inner.kind == TierKind::kTorus) {
+    // Twice the template's example size is always more than one slice.
+    const Result<ClusterSpec> example = CatalogClusterTemplate(cluster.name);
+    const Result<ClusterSpec> full =
+        example.ok() ? CatalogCluster(cluster.name, 2 * example->num_chips) : example;
+    if (full.ok() && full->tiers.size() > 1 && full->tiers.back().kind == TierKind::kDcn) {
+      TierSpec dcn = full->tiers.back();
+      dcn.size = c.num_chips;
+      c.tiers.push_back(dcn);
+    }
+  }
   OCCAM_RETURN_IF_ERROR(
       ValidateCluster(c, c.name + " (scale-up-size=" + std::to_string(size) + ")"));
   return c;

@@ -1,6 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "occam/search.h"
+#include "occam/spec.h"
 #include "search/fake_evaluator_test_util.h"
 
 namespace occam {
@@ -72,6 +75,33 @@ TEST(Sweep, AnImpossibleClusterVariantIsAnErrorRowNotAnAbort) {
   EXPECT_FALSE((*rows)[0].error.empty());
   EXPECT_NE((*rows)[0].error.find("scale-up-size=16"), std::string::npos) << (*rows)[0].error;
   EXPECT_TRUE((*rows)[1].error.empty()) << (*rows)[1].error;
+}
+
+// tpu-v5p at 512 chips is one 8x8x8 slice with no DCN tier; cutting it into
+// slices of 64 joins them with the template's DCN tier (multislice), and the
+// sweep over scale-up sizes and scale-out bandwidths runs without an abort.
+TEST(Sweep, TpuSlicesCutSmallerAreJoinedOverDcn) {
+  const Result<ClusterSpec> v5p = CatalogCluster("tpu-v5p", 512);
+  ASSERT_TRUE(v5p.ok()) << v5p.status().message();
+  ASSERT_EQ(v5p->tiers.size(), 1u);
+  auto c = WithScaleUpSize(*v5p, 64);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  ASSERT_EQ(c->tiers.size(), 2u);
+  EXPECT_EQ(c->tiers[0].torus_dims, (std::vector<int64_t>{4, 4, 4}));
+  EXPECT_EQ(c->tiers[1].kind, TierKind::kDcn);
+  EXPECT_EQ(c->tiers[1].size, 512);
+  SearchOptions o;
+  o.threads = 1;
+  for (SweepVary vary : {SweepVary::kScaleUpSize, SweepVary::kScaleOutGbps}) {
+    SweepSpec sweep;
+    sweep.vary = vary;
+    sweep.values = vary == SweepVary::kScaleUpSize ? std::vector<double>{8, 64, 72, 512}
+                                                   : std::vector<double>{1, 25};
+    auto rows =
+        RunSweep(search::testing::SmallDense(), {*v5p}, search::testing::SmallJob(), sweep, o);
+    ASSERT_TRUE(rows.ok()) << rows.status().message();
+    EXPECT_EQ(rows->size(), sweep.values.size());
+  }
 }
 
 TEST(Sweep, ScaleOutSetsEveryOuterTier) {

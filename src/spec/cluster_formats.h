@@ -18,6 +18,10 @@ struct ClusterSizing {
   int64_t cube = 4;       // torus3d: slices >= cube^3 chips are whole cubes (wraparound)
   int64_t full_axis = 0;  // torus2d: only axes of this length wrap around
   std::vector<std::vector<int64_t>> shapes;  // torus2d: allowed slice shapes
+  // gpu: a chip count that does not fill whole scale-up units is spread over
+  // the fewest equal partial units of whole `partial_step`-chip trays, each at
+  // least half full (GB200 NVL72: 4-GPU compute trays); 0 = whole units only.
+  int64_t partial_step = 0;
 };
 
 struct ClusterDoc {

@@ -33,7 +33,7 @@ Result<TierSpec> ReadTier(const Node& n) {
   OCCAM_RETURN_IF_ERROR(
       n.CheckKeys({"name", "kind", "size", "bandwidth_gbps", "latency_us", "torus_dims",
                    "torus_wrap", "in_network_reduction", "oversubscription", "efficiency",
-                   "half_bandwidth_mb", "in_network_efficiency"}));
+                   "half_bandwidth_mb", "in_network_efficiency", "alltoall_all_peers"}));
   TierSpec t;
   OCCAM_ASSIGN_OR_RETURN(t.name, n.String("name"));
   OCCAM_ASSIGN_OR_RETURN(t.kind, ParseTierKind(n));
@@ -44,6 +44,7 @@ Result<TierSpec> ReadTier(const Node& n) {
   if (lat < 0) return n.Error("latency_us", "must be >= 0 (got " + std::to_string(lat) + ")");
   t.latency = Microseconds(lat);
   OCCAM_ASSIGN_OR_RETURN(t.in_network_reduction, n.Bool("in_network_reduction", false));
+  OCCAM_ASSIGN_OR_RETURN(t.alltoall_all_peers, n.Bool("alltoall_all_peers", false));
   OCCAM_ASSIGN_OR_RETURN(t.oversubscription, n.Number("oversubscription", 1.0));
   if (t.oversubscription < 1) {
     return n.Error("oversubscription", "must be >= 1 (1 = non-blocking; got " +
@@ -87,7 +88,8 @@ Result<TierSpec> ReadTier(const Node& n) {
 }
 
 Result<ClusterSizing> ReadSizing(const Node& n) {
-  OCCAM_RETURN_IF_ERROR(n.CheckKeys({"rule", "max_slice", "cube", "full_axis", "shapes"}));
+  OCCAM_RETURN_IF_ERROR(
+      n.CheckKeys({"rule", "max_slice", "cube", "full_axis", "shapes", "partial_step"}));
   ClusterSizing s;
   OCCAM_ASSIGN_OR_RETURN(s.rule, n.String("rule"));
   if (s.rule != "gpu" && s.rule != "torus3d" && s.rule != "torus2d") {
@@ -96,6 +98,7 @@ Result<ClusterSizing> ReadSizing(const Node& n) {
   OCCAM_ASSIGN_OR_RETURN(s.max_slice, IntAtLeast(n, "max_slice", 1, 0));
   OCCAM_ASSIGN_OR_RETURN(s.cube, IntAtLeast(n, "cube", 1, 4));
   OCCAM_ASSIGN_OR_RETURN(s.full_axis, IntAtLeast(n, "full_axis", 1, 0));
+  OCCAM_ASSIGN_OR_RETURN(s.partial_step, IntAtLeast(n, "partial_step", 1, 0));
   if (n.Has("shapes")) {
     OCCAM_ASSIGN_OR_RETURN(const nlohmann::json* shapes, n.Array("shapes"));
     for (size_t i = 0; i < shapes->size(); ++i) {
@@ -185,10 +188,10 @@ Result<JobSpec> ParseJob(std::string_view text, std::string_view origin) {
   const spec::Node root(doc, std::string(origin), "");
   OCCAM_RETURN_IF_ERROR(root.CheckKeys({"job"}));
   OCCAM_ASSIGN_OR_RETURN(spec::Node n, root.Object("job"));
-  OCCAM_RETURN_IF_ERROR(
-      n.CheckKeys({"seq_len", "global_batch_seqs", "global_batch_tokens", "precision", "balance",
-                   "moe_imbalance", "capacity_factor", "memory_headroom", "attention", "dropout",
-                   "overlap_grad_reduce", "tp_comm_overlap", "fused_cross_entropy"}));
+  OCCAM_RETURN_IF_ERROR(n.CheckKeys(
+      {"seq_len", "global_batch_seqs", "global_batch_tokens", "precision", "balance",
+       "moe_imbalance", "capacity_factor", "memory_headroom", "attention", "dropout",
+       "overlap_grad_reduce", "tp_comm_overlap", "fused_cross_entropy", "moe_host_sync"}));
   JobSpec job;
   OCCAM_ASSIGN_OR_RETURN(job.seq_len, spec::IntAtLeast(n, "seq_len", 1));
   if (n.Has("global_batch_seqs") == n.Has("global_batch_tokens")) {
@@ -230,6 +233,7 @@ Result<JobSpec> ParseJob(std::string_view text, std::string_view origin) {
   OCCAM_ASSIGN_OR_RETURN(job.overlap_grad_reduce, n.Bool("overlap_grad_reduce", true));
   OCCAM_ASSIGN_OR_RETURN(job.tp_comm_overlap, n.Bool("tp_comm_overlap", false));
   OCCAM_ASSIGN_OR_RETURN(job.fused_cross_entropy, n.Bool("fused_cross_entropy", true));
+  OCCAM_ASSIGN_OR_RETURN(job.moe_host_sync, n.Bool("moe_host_sync", true));
   OCCAM_RETURN_IF_ERROR(ValidateJob(job, origin));
   return job;
 }

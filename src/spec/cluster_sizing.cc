@@ -21,14 +21,39 @@ Status DoesNotFit(const ClusterDoc& doc, int64_t chips, const std::string& why, 
                       " chips " + why + " (" + hint + ")");
 }
 
-// GPU clusters: whole scale-up units (8-GPU nodes, 72-GPU racks), pods
-// clipped to a divisor of the chip count, the last tier spans the cluster.
+// Chips per partial unit when `chips` does not fill whole units of `unit`:
+// the fewest equal units r >= ceil(chips / unit) whose share chips / r is a
+// whole number of `step`-chip trays and at least half a unit; 0 if none.
+int64_t PartialUnit(int64_t chips, int64_t unit, int64_t step) {
+  if (step <= 0 || chips <= unit) return 0;
+  for (int64_t r = (chips + unit - 1) / unit; 2 * chips >= r * unit; ++r) {
+    if (chips % r == 0 && (chips / r) % step == 0) return chips / r;
+  }
+  return 0;
+}
+
+// GPU clusters: whole scale-up units (8-GPU nodes, 72-GPU racks), or equal
+// partial units where the template allows them; pods clipped to a divisor of
+// the chip count, the last tier spans the cluster.
 Result<ClusterSpec> SizeGpu(const ClusterDoc& doc, int64_t chips) {
   ClusterSpec c = doc.cluster;
   const auto& tiers = doc.cluster.tiers;
-  const int64_t unit = tiers[0].size;
+  int64_t unit = tiers[0].size;
   c.num_chips = chips;
   c.tiers = {tiers[0]};
+  const int64_t partial =
+      chips % unit == 0 ? 0 : PartialUnit(chips, unit, doc.sizing->partial_step);
+  if (partial > 0) {
+    // Say so wherever the cluster or the tier is named (report headers,
+    // JSON, "limited by").
+    const std::string note =
+        "partial: " + std::to_string(partial) + " of " + std::to_string(unit) + " chips";
+    c.name +=
+        " (" + std::to_string(chips / partial) + " " + tiers[0].name + " domains, " + note + ")";
+    c.tiers[0].name += " (" + note + ")";
+    c.tiers[0].size = partial;
+    unit = partial;
+  }
   if (chips <= unit) {
     if (unit % chips == 0) return c;
     int64_t lower = chips, upper = chips;
@@ -40,10 +65,15 @@ Result<ClusterSpec> SizeGpu(const ClusterDoc& doc, int64_t chips) {
         lower, upper);
   }
   if (chips % unit != 0) {
-    return DoesNotFit(
-        doc, chips,
-        "do not fill whole " + std::to_string(unit) + "-chip " + tiers[0].name + " domains",
-        chips / unit * unit, (chips / unit + 1) * unit);
+    const int64_t step = doc.sizing->partial_step;
+    const std::string partly = step > 0
+                                   ? " nor equal partial ones of whole " + std::to_string(step) +
+                                         "-chip trays, each at least half full"
+                                   : "";
+    return DoesNotFit(doc, chips,
+                      "do not fill whole " + std::to_string(unit) + "-chip " + tiers[0].name +
+                          " domains" + partly,
+                      chips / unit * unit, (chips / unit + 1) * unit);
   }
   for (size_t i = 1; i < tiers.size(); ++i) {
     TierSpec t = tiers[i];

@@ -142,6 +142,26 @@ TEST(ClusterCatalog, Nvl72AndMesh) {
   EXPECT_DOUBLE_EQ(Template("mi300x", 16).tiers[0].bandwidth.value(), 7 * 64e9);
 }
 
+// Issue 13: GB200 counts that do not fill whole NVL72 racks use the fewest
+// equal partial racks of whole 4-GPU trays, each at least half full, and the
+// rack tier says so: 2048 = 32 x 64 (29, 30, 31 racks do not divide 2048),
+// 256 = 4 x 64, 1000 = 25 x 40 (14 .. 24 racks give no whole trays).
+TEST(ClusterCatalog, PartialNvl72Racks) {
+  for (auto [chips, share] : {std::pair<int64_t, int64_t>{2048, 64}, {256, 64}, {1000, 40}}) {
+    const ClusterSpec c = Template("gb200", chips);
+    EXPECT_EQ(c.tiers[0].size, share) << chips;
+    EXPECT_NE(c.tiers[0].name.find("partial: " + std::to_string(share) + " of 72"),
+              std::string::npos)
+        << c.tiers[0].name;
+    EXPECT_EQ(c.tiers.back().size, chips);
+  }
+  EXPECT_EQ(Template("gb200", 144).tiers[0].name, "nvl72");  // whole racks: no note
+  EXPECT_EQ(Template("gb300", 2048).tiers[0].size, 64);
+  // 100 = 2 x 50 (not whole trays) or 3 racks of 33.3: no sensible cluster.
+  const std::string msg = TemplateError("gb200", 100);
+  EXPECT_NE(msg.find("partial"), std::string::npos) << msg;
+}
+
 TEST(ClusterCatalog, GpuCountsThatDoNotFit) {
   const std::string msg = TemplateError("h100", 12);
   EXPECT_NE(msg.find("8 or 16"), std::string::npos) << msg;
@@ -214,6 +234,7 @@ TEST(ClusterParse, ReadsTiers) {
   EXPECT_DOUBLE_EQ(c->tiers[1].oversubscription, 2.0);
   EXPECT_DOUBLE_EQ(c->tiers[1].latency.value(), 5e-6);
   EXPECT_DOUBLE_EQ(c->tiers[1].half_bandwidth_bytes.value(), 128e6);
+  EXPECT_FALSE(c->tiers[0].alltoall_all_peers);  // pairwise unless the file says so
 }
 
 std::string ClusterError(std::string text) {
@@ -225,6 +246,15 @@ std::string ClusterError(std::string text) {
 std::string Replace(std::string s, const std::string& from, const std::string& to) {
   s.replace(s.find(from), from.size(), to);
   return s;
+}
+
+TEST(ClusterParse, ReadsTheAllToAllKernel) {
+  auto c = ParseCluster(Replace(kClusterYaml, "half_bandwidth_mb: 16}",
+                                "half_bandwidth_mb: 16, alltoall_all_peers: true}"),
+                        "lab.yaml");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_TRUE(c->tiers[0].alltoall_all_peers);
+  EXPECT_FALSE(c->tiers[1].alltoall_all_peers);
 }
 
 TEST(ClusterParse, ErrorsNameTheKeyPath) {
@@ -320,6 +350,13 @@ TEST(JobParse, ReadsAndValidates) {
   JobSpec neg;
   neg.memory_headroom = -0.1;
   EXPECT_FALSE(ValidateJob(neg, "x").ok());
+  EXPECT_TRUE(j->moe_host_sync);  // Megatron-Core's dropless dispatcher syncs by default
+  auto quiet = ParseJob("job: {seq_len: 8, global_batch_seqs: 8, moe_host_sync: false}", "j.yaml");
+  ASSERT_TRUE(quiet.ok()) << quiet.status().message();
+  EXPECT_FALSE(quiet->moe_host_sync);
+  auto odd = ParseJob("job: {seq_len: 8, global_batch_seqs: 8, moe_host_sync: 3}", "j.yaml");
+  ASSERT_FALSE(odd.ok());
+  EXPECT_NE(odd.status().message().find("job.moe_host_sync"), std::string::npos);
 }
 
 TEST(Document, NestingDepth) {

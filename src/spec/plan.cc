@@ -11,7 +11,7 @@ namespace {
 
 constexpr std::string_view kPlanFields =
     "tp, cp, pp, vpp, dp, ep, etp, zero, hsdp, mbs, recompute, schedule, sp, a2a_overlap, order, "
-    "stages";
+    "stages, first_layers, last_layers";
 
 Status FieldError(std::string_view field, const std::string& what) {
   return InvalidInput("plan field '" + std::string(field) + "': " + what);
@@ -123,6 +123,8 @@ Status ApplyField(std::string_view key, std::string_view value, PlanSpec& plan) 
   if (key == "etp") return count(plan.etp, 1);
   if (key == "mbs") return count(plan.mbs, 1);
   if (key == "hsdp") return count(plan.hsdp, 0);
+  if (key == "first_layers") return count(plan.first_layers, 1);
+  if (key == "last_layers") return count(plan.last_layers, 1);
   if (key == "zero") {
     int64_t z = 0;
     OCCAM_RETURN_IF_ERROR(count(z, 0));
@@ -147,7 +149,16 @@ Status ApplyField(std::string_view key, std::string_view value, PlanSpec& plan) 
     return Status::Ok();
   }
   if (key == "sp") return ParseBool(key, value, plan.sp);
-  if (key == "a2a_overlap") return ParseBool(key, value, plan.a2a_overlap);
+  if (key == "a2a_overlap") {
+    const auto o = ParseEpOverlapName(value);
+    if (!o) {
+      return FieldError(key, "'" + std::string(value) +
+                                 "' is not one of 1f1b (or 1, true), tbo, shared, none (or 0, "
+                                 "false)");
+    }
+    plan.a2a_overlap = *o;
+    return Status::Ok();
+  }
   if (key == "order") return ParseOrder(value, plan);
   if (key == "stages") return ParseStages(value, plan);
   return FieldError(key, "unknown field (known: " + std::string(kPlanFields) + ")");
@@ -201,7 +212,10 @@ std::string FormatPlan(const PlanSpec& p) {
   s += ",recompute=" + std::string(RecomputeName(p.recompute));
   s += ",schedule=" + std::string(ScheduleName(p.schedule));
   if (!p.sp) s += ",sp=false";
-  if (p.a2a_overlap) s += ",a2a_overlap=1";
+  if (p.a2a_overlap == EpOverlap::kCombined1F1B) s += ",a2a_overlap=1";
+  if (p.a2a_overlap > EpOverlap::kCombined1F1B) {
+    s += ",a2a_overlap=" + std::string(EpOverlapName(p.a2a_overlap));
+  }
   if (!p.order.empty()) {
     s += ",order=";
     for (size_t i = 0; i < p.order.size(); ++i) {
@@ -209,6 +223,8 @@ std::string FormatPlan(const PlanSpec& p) {
       s += AxisName(p.order[i]);
     }
   }
+  if (p.first_layers > 0) s += ",first_layers=" + std::to_string(p.first_layers);
+  if (p.last_layers > 0) s += ",last_layers=" + std::to_string(p.last_layers);
   if (!p.stage_layers.empty()) {
     s += ",stages=";
     for (size_t i = 0; i < p.stage_layers.size(); ++i) {

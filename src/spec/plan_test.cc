@@ -26,23 +26,46 @@ TEST(Plan, FormatRoundTrips) {
   EXPECT_EQ(FormatPlan(*plan), text);
 }
 
+TEST(Plan, UnevenEndsRoundTripAndAreOmittedWhenUnset) {
+  const char* text =
+      "tp=1,pp=16,dp=128,ep=64,zero=1,mbs=1,recompute=none,schedule=1f1b,"
+      "first_layers=3,last_layers=2";
+  auto plan = ParsePlan(text);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_EQ(plan->first_layers, 3);
+  EXPECT_EQ(plan->last_layers, 2);
+  EXPECT_EQ(FormatPlan(*plan), text);
+  EXPECT_EQ(FormatPlan(*ParsePlan("tp=1,pp=2,dp=4")).find("first_layers"), std::string::npos);
+  EXPECT_FALSE(ParsePlan("tp=1,pp=2,dp=4,first_layers=0").ok());
+}
+
 TEST(Plan, A2aOverlapIsOffByDefaultAndPrintedOnlyWhenOn) {
   auto off = ParsePlan("tp=8,dp=4,ep=4");
   ASSERT_TRUE(off.ok());
-  EXPECT_FALSE(off->a2a_overlap);
+  EXPECT_EQ(off->a2a_overlap, EpOverlap::kNone);
   EXPECT_EQ(FormatPlan(*off).find("a2a_overlap"), std::string::npos);
-  for (const char* on : {"a2a_overlap=1", "a2a_overlap=true"}) {
+  // Combined 1F1B keeps its boolean spelling; the other methods print their name.
+  const std::pair<const char*, const char*> kOn[] = {{"a2a_overlap=1", ",a2a_overlap=1"},
+                                                     {"a2a_overlap=true", ",a2a_overlap=1"},
+                                                     {"a2a_overlap=1f1b", ",a2a_overlap=1"},
+                                                     {"a2a_overlap=tbo", ",a2a_overlap=tbo"},
+                                                     {"a2a_overlap=shared", ",a2a_overlap=shared"}};
+  for (const auto& [on, printed] : kOn) {
     auto plan = ParsePlan(std::string("tp=8,dp=4,ep=4,") + on);
     ASSERT_TRUE(plan.ok()) << plan.status().message();
-    EXPECT_TRUE(plan->a2a_overlap);
+    EXPECT_NE(plan->a2a_overlap, EpOverlap::kNone) << on;
     const std::string text = FormatPlan(*plan);
-    EXPECT_NE(text.find(",a2a_overlap=1"), std::string::npos) << text;
+    EXPECT_NE(text.find(printed), std::string::npos) << text;
     EXPECT_EQ(FormatPlan(*ParsePlan(text)), text);
   }
-  EXPECT_FALSE(ParsePlan("tp=8,dp=4,a2a_overlap=0")->a2a_overlap);
+  EXPECT_EQ(ParsePlan("tp=8,dp=4,a2a_overlap=tbo")->a2a_overlap, EpOverlap::kTwoBatch);
+  EXPECT_EQ(ParsePlan("tp=8,dp=4,a2a_overlap=shared")->a2a_overlap, EpOverlap::kSharedExpert);
+  EXPECT_EQ(ParsePlan("tp=8,dp=4,a2a_overlap=0")->a2a_overlap, EpOverlap::kNone);
+  EXPECT_EQ(ParsePlan("tp=8,dp=4,a2a_overlap=none")->a2a_overlap, EpOverlap::kNone);
   auto bad = ParsePlan("tp=8,dp=4,a2a_overlap=yes");
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("plan field 'a2a_overlap'"), std::string::npos);
+  EXPECT_NE(bad.status().message().find("tbo"), std::string::npos);
 }
 
 TEST(Plan, DefaultScheduleFollowsPp) {

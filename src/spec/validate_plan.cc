@@ -6,7 +6,7 @@
 // chunks per rank); Megatron-Core context parallelism (sequence split into
 // 2*cp chunks for causal load balance); MoE parallel folding as stated in
 // spec.h (ep divides dp*cp); ZB-V and DualPipeV (two chunks per rank);
-// Megatron-Core combined 1F1B for a2a_overlap (CheckA2aOverlap).
+// the expert all-to-all overlap methods for a2a_overlap (CheckA2aOverlap).
 #include <string>
 #include <string_view>
 #include <utility>
@@ -146,6 +146,41 @@ Status CheckBatchAndSequence(const JobSpec& j, const PlanSpec& p) {
   return Status::Ok();
 }
 
+// first_layers / last_layers (Megatron-LM's uneven ends, whose rules these
+// are: megatron/core/transformer/transformer_config.py): both set, each rank's
+// count divisible by its vpp chunks, the middle ranks' share even.
+Status CheckUnevenEnds(const ModelSpec& m, const PlanSpec& p) {
+  if (p.first_layers == 0 && p.last_layers == 0) return Status::Ok();
+  const std::string field = p.first_layers == 0 ? "first_layers" : "last_layers";
+  if (p.first_layers == 0 || p.last_layers == 0) {
+    return FieldError(field, "first_layers and last_layers are set together");
+  }
+  if (p.pp < 2) return FieldError("first_layers", "needs pp >= 2 (got pp=" + S(p.pp) + ")");
+  if (!p.stage_layers.empty()) {
+    return FieldError("first_layers", "cannot be combined with stages (which lists every stage)");
+  }
+  if (TraitsOf(p.schedule).placement != ChunkPlacement::kLooped) {
+    return FieldError("first_layers", "needs a schedule with looped chunk placement (got " +
+                                          std::string(ScheduleName(p.schedule)) + ")");
+  }
+  const int64_t v = std::max<int64_t>(p.vpp, 1);
+  if (p.first_layers % v != 0 || p.last_layers % v != 0) {
+    return FieldError("first_layers", "first_layers=" + S(p.first_layers) + " and last_layers=" +
+                                          S(p.last_layers) + " must be divisible by vpp=" + S(v));
+  }
+  const int64_t middle = m.num_layers - p.first_layers - p.last_layers;
+  const int64_t ranks = p.pp - 2;
+  const bool even = ranks == 0 ? middle == 0 : middle >= ranks * v && middle % (ranks * v) == 0;
+  if (!even) {
+    return FieldError("first_layers",
+                      "the " + S(middle) + " layers left after first_layers=" + S(p.first_layers) +
+                          " and last_layers=" + S(p.last_layers) +
+                          " do not split evenly over the " + S(ranks) + " middle ranks x vpp=" +
+                          S(v) + " chunks (the model has " + S(m.num_layers) + " layers)");
+  }
+  return Status::Ok();
+}
+
 Status CheckPipeline(const ModelSpec& m, const PlanSpec& p) {
   const ScheduleTraits& t = TraitsOf(p.schedule);
   const bool fixed_chunks = t.lane_chunks > 1;
@@ -173,6 +208,7 @@ Status CheckPipeline(const ModelSpec& m, const PlanSpec& p) {
     return FieldError("pp", "pp*vpp = " + S(p.pp * p.vpp) + " stages exceed the model's " +
                                 S(m.num_layers) + " layers");
   }
+  OCCAM_RETURN_IF_ERROR(CheckUnevenEnds(m, p));
   if (p.stage_layers.empty()) return Status::Ok();
   if (static_cast<int64_t>(p.stage_layers.size()) != p.pp * p.vpp) {
     return FieldError("stages", "lists " + S(static_cast<int64_t>(p.stage_layers.size())) +
@@ -243,28 +279,15 @@ Status CheckOrder(const PlanSpec& p) {
   return Status::Ok();
 }
 
-// Expert-parallel all-to-all overlap without DualPipe (Megatron-Core
-// combined 1F1B). Its rules, from Megatron-Core TransformerConfig
-// __post_init__ (megatron/core/transformer/transformer_config.py, the
+// Combined 1F1B's rules, from Megatron-Core TransformerConfig __post_init__
+// (megatron/core/transformer/transformer_config.py, the
 // overlap_moe_expert_parallel_comm checks) and the feature guide
 // docs/user-guide/features/moe_a2a_overlap.md ("Requirements", "Megatron-FSDP"):
-// expert parallelism (ep > 1); pp > 1 only on the interleaved schedule
-// (virtual pipeline stages); no full recomputation; at most one MTP layer;
-// ZeRO-3/FSDP only without pipeline stages. DualPipe and DualPipeV already
-// overlap the all-to-all, so the flag does not combine with them.
-Status CheckA2aOverlap(const ModelSpec& m, const PlanSpec& p) {
-  if (!p.a2a_overlap) return Status::Ok();
+// pp > 1 only on the interleaved schedule (virtual pipeline stages); no full
+// recomputation; at most one MTP layer; ZeRO-3/FSDP only without pipeline
+// stages.
+Status CheckCombined1F1B(const ModelSpec& m, const PlanSpec& p) {
   const std::string_view f = "a2a_overlap";
-  if (!m.moe) return FieldError(f, "the model is dense (no expert all-to-all to hide); drop it");
-  if (p.ep <= 1) {
-    return FieldError(f,
-                      "needs expert parallelism (ep > 1): with ep=1 there is no all-to-all "
-                      "to hide; set ep or drop a2a_overlap");
-  }
-  if (TraitsOf(p.schedule).overlaps_a2a) {
-    return FieldError(f, std::string(ScheduleName(p.schedule)) +
-                             " already overlaps the expert all-to-all; drop a2a_overlap");
-  }
   if (p.pp > 1 && !TraitsOf(p.schedule).a2a_overlap_with_pp) {
     return FieldError(f,
                       "with pp > 1 it needs schedule=interleaved (Megatron-Core pairs "
@@ -289,6 +312,50 @@ Status CheckA2aOverlap(const ModelSpec& m, const PlanSpec& p) {
   return Status::Ok();
 }
 
+// Expert all-to-all overlap without DualPipe (EpOverlap). Every method needs
+// experts and expert parallelism (ep > 1) to have an all-to-all to hide;
+// DualPipe and DualPipeV already overlap it, so none combines with them.
+// Two-batch overlap splits a micro-batch in two (MaxText
+// use_batch_split_schedule): it needs at least two tokens per chip. The
+// shared-expert overlap hides behind the shared expert (Megatron-Core
+// --moe-shared-expert-overlap, moe_shared_expert_overlap in
+// transformer_config.py): it needs one.
+Status CheckA2aOverlap(const ModelSpec& m, const JobSpec& job, const PlanSpec& p) {
+  if (p.a2a_overlap == EpOverlap::kNone) return Status::Ok();
+  const std::string_view f = "a2a_overlap";
+  if (!m.moe) return FieldError(f, "the model is dense (no expert all-to-all to hide); drop it");
+  if (p.ep <= 1) {
+    return FieldError(f,
+                      "needs expert parallelism (ep > 1): with ep=1 there is no all-to-all "
+                      "to hide; set ep or drop a2a_overlap");
+  }
+  if (TraitsOf(p.schedule).overlaps_a2a) {
+    return FieldError(f, std::string(ScheduleName(p.schedule)) +
+                             " already overlaps the expert all-to-all; drop a2a_overlap");
+  }
+  switch (p.a2a_overlap) {
+    case EpOverlap::kCombined1F1B:
+      return CheckCombined1F1B(m, p);
+    case EpOverlap::kTwoBatch:
+      if (p.mbs * job.seq_len < 2 * p.cp) {
+        return FieldError(f,
+                          "tbo splits each micro-batch in two halves and needs at least two "
+                          "tokens per chip; raise mbs or drop it");
+      }
+      return Status::Ok();
+    case EpOverlap::kSharedExpert:
+      if (m.moe->num_shared_experts <= 0) {
+        return FieldError(f,
+                          "shared hides the all-to-all behind the shared expert, and the "
+                          "model has none; use 1f1b or tbo, or drop it");
+      }
+      return Status::Ok();
+    case EpOverlap::kNone:
+      break;
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status ValidatePlan(const ModelSpec& model, const ClusterSpec& cluster, const JobSpec& job,
@@ -300,7 +367,7 @@ Status ValidatePlan(const ModelSpec& model, const ClusterSpec& cluster, const Jo
   OCCAM_RETURN_IF_ERROR(CheckBatchAndSequence(job, plan));
   OCCAM_RETURN_IF_ERROR(CheckPipeline(model, plan));
   OCCAM_RETURN_IF_ERROR(CheckScheduleFit(job, plan));
-  OCCAM_RETURN_IF_ERROR(CheckA2aOverlap(model, plan));
+  OCCAM_RETURN_IF_ERROR(CheckA2aOverlap(model, job, plan));
   return CheckOrder(plan);
 }
 

@@ -170,6 +170,24 @@ TEST(ValidatePlan, StageLayers) {
   ExpectError(s, "tp=1,pp=16,ep=64,dp=128,stages=30/31", "lists 2 stages but pp*vpp = 16");
 }
 
+TEST(ValidatePlan, UnevenEnds) {
+  const Case s = DeepSeek();  // 61 layers
+  // 3 + 14 x 4 + 2 = 61 (Megatron-LM's DeepSeek-V3 split on 16 ranks).
+  EXPECT_EQ(Check(s, "tp=1,pp=16,ep=64,dp=128,first_layers=3,last_layers=2"), "");
+  ExpectError(s, "tp=1,pp=16,ep=64,dp=128,first_layers=3", "set together");
+  ExpectError(s, "tp=1,pp=16,ep=64,dp=128,first_layers=4,last_layers=2",
+              "do not split evenly over the 14 middle ranks");
+  // With interleaving each end splits over its rank's chunks.
+  ExpectError(s, "tp=1,pp=16,vpp=2,ep=64,dp=128,schedule=interleaved,first_layers=3,last_layers=2",
+              "divisible by vpp=2");
+  ExpectError(s, "tp=1,pp=16,vpp=2,ep=64,dp=128,schedule=zbv,first_layers=3,last_layers=2",
+              "looped chunk placement");
+  ExpectError(s,
+              "tp=1,pp=16,ep=64,dp=128,first_layers=3,last_layers=2,"
+              "stages=4/4/4/4/4/4/4/4/4/4/4/4/4/3/3/3",
+              "cannot be combined with stages");
+}
+
 TEST(ValidatePlan, OrderMustPlaceEveryAxis) {
   ExpectError(DeepSeek(), "tp=1,pp=16,ep=64,dp=128,order=ep/dp", "axis pp=16 is not placed");
   EXPECT_EQ(Check(DeepSeek(), "tp=1,pp=16,ep=64,dp=128,order=ep/dp/pp"), "");
@@ -202,6 +220,32 @@ TEST(ValidatePlan, A2aOverlapRules) {
   Case dense{*CatalogModel("llama-3.1-70b"), *CatalogCluster("h100", 64), JobSpec{}};
   dense.job.global_batch_seqs = 512;
   ExpectError(dense, "tp=8,dp=8,a2a_overlap=1", f + ": the model is dense");
+}
+
+// Two-batch overlap (MaxText use_batch_split_schedule) needs no pipeline
+// shape, runs with full recompute and with several MTP modules; the
+// shared-expert overlap needs a shared expert. Neither combines with
+// DualPipe, nor runs without expert parallelism.
+TEST(ValidatePlan, TwoBatchAndSharedExpertOverlapRules) {
+  const Case s = DeepSeek();
+  const std::string f = "plan field 'a2a_overlap'";
+  for (const char* m : {"tbo", "shared"}) {
+    const std::string on = std::string(",a2a_overlap=") + m;
+    EXPECT_EQ(Check(s, "tp=2,pp=1,ep=64,dp=1024" + on), "") << m;
+    EXPECT_EQ(Check(s, "tp=2,pp=1,ep=64,dp=1024,recompute=full" + on), "") << m;
+    EXPECT_EQ(Check(s, "tp=2,pp=8,ep=64,dp=128,schedule=1f1b" + on), "") << m;
+    EXPECT_EQ(Check(s, "tp=2,pp=8,vpp=2,ep=64,dp=128,zero=3,schedule=interleaved" + on), "") << m;
+    ExpectError(s, "tp=2,pp=1,ep=1,dp=1024" + on, f + ": needs expert parallelism");
+    ExpectError(s, "tp=1,pp=16,ep=64,dp=128,schedule=dualpipe" + on, f + ": dualpipe already");
+  }
+  Case mtp2 = s;
+  mtp2.model.mtp_layers = 2;
+  EXPECT_EQ(Check(mtp2, "tp=2,pp=1,ep=64,dp=1024,a2a_overlap=tbo"), "");
+  Case unshared = s;
+  unshared.model.moe->num_shared_experts = 0;
+  ExpectError(unshared, "tp=2,pp=1,ep=64,dp=1024,a2a_overlap=shared",
+              f + ": shared hides the all-to-all behind the shared expert");
+  EXPECT_EQ(Check(unshared, "tp=2,pp=1,ep=64,dp=1024,a2a_overlap=tbo"), "");
 }
 
 TEST(ValidatePlan, ProgrammaticPlansAreCheckedToo) {

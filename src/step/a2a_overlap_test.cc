@@ -159,5 +159,107 @@ TEST(A2aOverlap, InterleavedHoldsOneMoreChunkMicroBatch) {
   EXPECT_GT(lo, block);  // more than the pp = 1 growth
 }
 
+// A chip 10^4 times slower: compute hides everything it can.
+Case SlowChip() {
+  Case s = DeepSeek();
+  s.cluster.chip.peak_bf16 = FlopsPerSecond(s.cluster.chip.peak_bf16.value() * 1e-4);
+  s.cluster.chip.peak_fp8 = FlopsPerSecond(s.cluster.chip.peak_fp8.value() * 1e-4);
+  s.cluster.chip.hbm_bandwidth = BytesPerSecond(s.cluster.chip.hbm_bandwidth.value() * 1e-4);
+  return s;
+}
+
+// Two-batch overlap with compute far longer than the all-to-all: one pass
+// through a chunk's L MoE layers sends 2L dispatches and 2L combines, and
+// only the last half's last combine has no other half's compute beside it:
+// exposed EP = total / (4L). DeepSeek-V3: 58 MoE layers; pp = 1: L = 58;
+// pp = 8 (1F1B): L = 58/8.
+TEST(A2aOverlap, TwoBatchLeavesOnlyTheLastCombine) {
+  const Case s = SlowChip();
+  const TimeItem flat = Ep(EstimateOf(s, "tp=2,pp=1,ep=64,dp=1024,a2a_overlap=tbo"));
+  ASSERT_GT(flat.total.value(), 0);
+  EXPECT_NEAR(flat.exposed.value(), flat.total.value() / (4.0 * 58), 1e-12 * flat.total.value());
+  const TimeItem pipe = Ep(EstimateOf(s, "tp=2,pp=8,ep=64,dp=128,schedule=1f1b,a2a_overlap=tbo"));
+  EXPECT_NEAR(pipe.exposed.value(), pipe.total.value() / (4.0 * 58 / 8),
+              1e-12 * pipe.total.value());
+  // Full recompute keeps the overlap (Megatron-Core's combined-1F1B rule is not this method's).
+  const TimeItem full = Ep(EstimateOf(s, "tp=2,pp=1,ep=64,dp=1024,recompute=full,a2a_overlap=tbo"));
+  EXPECT_NEAR(full.exposed.value(), full.total.value() / (4.0 * 58), 1e-12 * full.total.value());
+}
+
+// The halves run every MoE GEMM at half the rows and send two all-to-alls
+// of half the bytes: never less compute or all-to-all time than one whole
+// micro-batch (GEMM efficiency rises with rows; each all-to-all pays its
+// latency).
+TEST(A2aOverlap, TwoBatchHalvesCostCompute) {
+  const Case s = DeepSeek();
+  for (const std::string base : {"tp=2,pp=1,ep=64,dp=1024", "tp=1,pp=1,ep=8,dp=2048"}) {
+    Case job = s;
+    if (base.find("dp=2048") != std::string::npos) job.job.global_batch_seqs = 2048 * 8;
+    const Estimate off = EstimateOf(job, base);
+    const Estimate on = EstimateOf(job, base + ",a2a_overlap=tbo");
+    auto compute = [](const Estimate& e) {
+      for (const TimeItem& t : e.breakdown) {
+        if (t.what == "compute") return t.total.value();
+      }
+      return 0.0;
+    };
+    EXPECT_GT(compute(on), compute(off)) << base;
+    EXPECT_GE(Ep(on).total.value(), Ep(off).total.value()) << base;
+    EXPECT_LT(Ep(on).exposed.value(), Ep(off).exposed.value()) << base;
+    EXPECT_DOUBLE_EQ(on.memory.activations.value(), off.memory.activations.value()) << base;
+  }
+}
+
+// Shared-expert overlap hides the all-to-all behind the shared experts only:
+// with them far longer than it (a slow chip) nothing stays exposed; with a
+// shared expert of width 8 (a GEMM that still pays its weight reads and
+// narrow-width efficiency, doc/cost-model.md §2) a few percent at most.
+TEST(A2aOverlap, SharedExpertHidesOnlyBehindTheSharedExpert) {
+  const TimeItem slow = Ep(EstimateOf(SlowChip(), "tp=2,pp=1,ep=64,dp=1024,a2a_overlap=shared"));
+  ASSERT_GT(slow.total.value(), 0);
+  EXPECT_EQ(slow.exposed.value(), 0);
+  Case thin = DeepSeek();
+  thin.model.moe->shared_expert_ffn = 8;
+  const TimeItem off = Ep(EstimateOf(thin, "tp=2,pp=1,ep=64,dp=1024"));
+  const TimeItem on = Ep(EstimateOf(thin, "tp=2,pp=1,ep=64,dp=1024,a2a_overlap=shared"));
+  EXPECT_LE(on.exposed.value(), off.exposed.value());
+  EXPECT_GT(on.exposed.value(), 0.97 * off.exposed.value());
+}
+
+TimeItem ItemOn(const Estimate& e, const std::string& axis) {
+  for (const TimeItem& t : e.breakdown) {
+    if (t.axis == axis) return t;
+  }
+  return {};
+}
+
+// The MoE dispatcher's host sync is its own breakdown item and a named job
+// option: per micro-batch one host time per MoE block forward (DeepSeek-V3:
+// 58 MoE layers + the MTP module's MoE block), all exposed without an overlap
+// method; off, the item disappears, the all-to-all is unchanged and the step
+// is shorter by exactly that time.
+TEST(MoeHostSync, IsItsOwnItemAndANamedOption) {
+  const Case s = DeepSeek();
+  const double host = s.cluster.chip.moe_dispatch_host_s;
+  ASSERT_GT(host, 0);
+  const std::string plan = "tp=2,pp=1,ep=64,dp=1024";
+  const Estimate on = EstimateOf(s, plan);
+  Case quiet = s;
+  quiet.job.moe_host_sync = false;
+  const Estimate off = EstimateOf(quiet, plan);
+  const double expected = Micro(s, 1024, 1) * 59 * host;
+  const TimeItem item = ItemOn(on, "host");
+  EXPECT_EQ(item.what, "moe dispatcher host sync");
+  EXPECT_NEAR(item.total.value(), expected, 1e-9 * expected);
+  EXPECT_NEAR(item.exposed.value(), expected, 1e-9 * expected);
+  EXPECT_EQ(ItemOn(off, "host").what, "");
+  EXPECT_DOUBLE_EQ(Ep(on).total.value(), Ep(off).total.value());
+  EXPECT_NEAR(on.step_time.value() - off.step_time.value(), expected, 1e-9 * expected);
+  // Combined 1F1B hides it with the all-to-all: the same unpaired share stays.
+  const Estimate paired = EstimateOf(SlowChip(), plan + ",a2a_overlap=1");
+  const TimeItem ph = ItemOn(paired, "host");
+  EXPECT_NEAR(ph.exposed.value(), ph.total.value() / Micro(s, 1024, 1), 1e-12 * ph.total.value());
+}
+
 }  // namespace
 }  // namespace occam

@@ -102,11 +102,10 @@ void AddBreakdown(Estimate& e, const StepModel::Impl& impl, const PlanSpec& plan
   AddItem(e, cl, "compute", "", -1, r.m * (s.cf + s.cb + s.cw), r.m * (s.cf + s.cb + s.cw));
   const char* names[kNumAx] = {plan.sp ? "tp all-gather/reduce-scatter" : "tp all-reduce",
                                "cp ring-attention K/V exchange", "ep all-to-all",
-                               "fsdp weight gather/grad scatter"};
-  const char* axes[kNumAx] = {"tp", "cp", "ep", "dp"};
+                               "fsdp weight gather/grad scatter", "moe dispatcher host sync"};
+  const char* axes[kNumAx] = {"tp", "cp", "ep", "dp", "host"};
   for (int a = 0; a < kNumAx; ++a) {
-    AddItem(e, cl, names[a], axes[a], r.ctx.tier[a], r.m * s.total[a],
-            r.m * (s.exp_f[a] + s.exp_b[a]));
+    AddItem(e, cl, names[a], axes[a], r.ctx.tier[a], r.m * s.total[a], r.m * s.ExposedOn(a));
   }
   AddItem(e, cl, "pipeline bubble", "", -1, r.bubble, r.bubble);
   AddItem(e, cl, "pp send/recv", "pp", r.p2p.tier, r.p2p.total, r.p2p.exposed);
@@ -188,9 +187,13 @@ void AddAssumptions(Estimate& e, const StepModel::Impl& impl, const PlanSpec& pl
                                : "dropout: none");
   if (impl.model.moe && plan.ep > 1 && impl.cluster.chip.moe_dispatch_host_s > 0) {
     a.push_back(
-        fmt::format("ep all-to-all includes {:.3g} ms of host time per MoE layer forward after the "
-                    "dispatcher's device-to-host sync (calibration moe_dispatch_host_ms)",
-                    impl.cluster.chip.moe_dispatch_host_s * 1e3));
+        impl.job.moe_host_sync
+            ? fmt::format("moe dispatcher host sync: {:.3g} ms of host time per MoE layer forward "
+                          "after the dispatcher's device-to-host sync (calibration "
+                          "moe_dispatch_host_ms; off with moe_host_sync: false or "
+                          "--no-moe-host-sync)",
+                          impl.cluster.chip.moe_dispatch_host_s * 1e3)
+            : "moe dispatcher host sync: off (moe_host_sync: false)");
   }
   if (impl.job.tp_comm_overlap && plan.tp > 1) {
     a.push_back("tensor-parallel collectives pipelined with their GEMMs (1/tp of each exposed)");
@@ -216,11 +219,23 @@ void AddAssumptions(Estimate& e, const StepModel::Impl& impl, const PlanSpec& pl
                     : "pipeline split: explicit stages list");
     a.push_back(PipelineAssumption(plan, r));
   }
-  if (r.ctx.a2a) {
+  if (r.ctx.ep_window == EpWindow::kPaired && !r.ctx.dual) {
     a.push_back(fmt::format(
         "a2a_overlap: combined 1F1B pairs each forward with a backward layer by layer; {:.3g} "
         "of the passes (warm-up/cool-down) keep their expert all-to-all exposed",
         r.ctx.a2a_unpaired));
+  }
+  if (r.ctx.ep_window == EpWindow::kHalves) {
+    a.push_back(fmt::format(
+        "a2a_overlap=tbo: each MoE layer runs its micro-batch as two halves, one half's "
+        "all-to-all beside the other half's compute (GEMMs at half the tokens); {:.3g} of it "
+        "(the first dispatch and last combine of each pass) stays exposed",
+        r.ctx.a2a_unpaired));
+  }
+  if (r.ctx.ep_window == EpWindow::kShared) {
+    a.push_back(
+        "a2a_overlap=shared: the expert all-to-all hides only behind the shared expert's "
+        "compute; the rest is exposed");
   }
   if (r.ctx.dual && impl.model.moe && plan.ep > 1) {
     a.push_back(fmt::format(

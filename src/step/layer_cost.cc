@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "step/comm.h"
+#include "step/stages.h"
 
 namespace occam::step_internal {
 namespace {
@@ -24,31 +25,44 @@ double Gemm(const PlanContext& c, const GemmWork& g, double rows, double div, do
 
 struct Compute {
   double proj = 0, dense = 0, expert = 0, ew = 0;
+  double shared = 0;            // the shared experts' matmuls (part of dense), forward
   double core = 0, core_b = 0;  // attention core, forward and backward (input gradients)
   double cast = 0;  // FP8 casts of GEMM inputs (forward) and output gradients (backward)
 };
 
+// Two-batch overlap runs a MoE block's matmuls on each half of the
+// micro-batch in turn: the same FLOPs at half the rows (lower GEMM
+// efficiency) and the weights read twice.
+double Halves(const PlanContext& c, const BlockWork& b) {
+  return c.ep_window == EpWindow::kHalves && b.top_k > 0 ? 2.0 : 1.0;
+}
+
 Compute BlockCompute(const PlanContext& c, const BlockWork& b) {
   const PlanSpec& p = *c.plan;
-  const double tp = static_cast<double>(p.tp), t = c.tokens;
+  const double tp = static_cast<double>(p.tp), t = c.tokens, n = Halves(c, b);
   const Precision prec = c.job->precision;
+  auto gemm = [&](const GemmWork& g, double rows, double div, double split, double weights,
+                  double eta_rows, Precision precision) {
+    return n * Gemm(c, g, rows / n, div, split, weights, eta_rows / n, precision);
+  };
   Compute x;
-  x.proj = Gemm(c, b.attn_proj, t, tp, tp, b.attn_proj.weights / tp, t, prec);
+  x.proj = gemm(b.attn_proj, t, tp, tp, b.attn_proj.weights / tp, t, prec);
   // Attention core stays in BF16 (DeepSeek-V3 §3.3.1 keeps it out of FP8).
-  const double core = Gemm(c, b.attn_core, t, tp, 1, 0, t, Precision::kBf16);
+  const double core = gemm(b.attn_core, t, tp, 1, 0, t, Precision::kBf16);
   // Backward: 2x the forward matmuls (FlashAttention-2 §3.1.2); a
   // materialised score matrix adds its HBM passes (blocks.cc).
   x.core = core + MemoryBoundTime(c.cluster->chip, t * b.score_bytes_fwd / tp).value();
   x.core_b = 2 * core + MemoryBoundTime(c.cluster->chip, t * b.score_bytes_bwd / tp).value();
-  x.dense = Gemm(c, b.mlp, t, tp, tp, b.mlp.weights / tp, t, prec) +
-            Gemm(c, b.router, t, tp, 1, b.router.weights, t, prec);
+  const double mlp = gemm(b.mlp, t, tp, tp, b.mlp.weights / tp, t, prec);
+  x.dense = mlp + gemm(b.router, t, tp, 1, b.router.weights, t, prec);
+  if (b.top_k > 0) x.shared = mlp;  // a MoE block's dense MLP is its shared experts
   if (b.top_k > 0) {
     const double e = static_cast<double>(c.model->moe->num_experts);
     const double ep = static_cast<double>(p.ep), etp = static_cast<double>(p.etp);
     // Rows per local expert: T k ep etp / (E tp); the busiest rank gets lambda x.
     const double rows = t * b.top_k / tp;
     const double per_expert = rows * ep * etp / e;
-    x.expert = Gemm(c, b.expert, rows * c.lambda, 1.0, etp, e / ep * b.expert.weights / etp,
+    x.expert = gemm(b.expert, rows * c.lambda, 1.0, etp, e / ep * b.expert.weights / etp,
                     per_expert * c.lambda, prec);
   }
   x.ew = MemoryBoundTime(c.cluster->chip, t * b.elementwise_bytes / tp).value();
@@ -81,6 +95,8 @@ void AddTp(const PlanContext& c, double pairs, Seg& s) {
 // backward b = input + weight gradient) and axis; settled by Settle().
 struct Hide {
   std::array<double, kNumAx> f{}, b{};
+  // EpWindow::kShared: the compute the expert all-to-all may hide behind.
+  double ep_window_f = 0, ep_window_b = 0;
 };
 
 // Tensor parallelism of a block: `pairs` column-parallel + row-parallel
@@ -157,26 +173,28 @@ void AddEp(const PlanContext& c, const BlockWork& b, Seg& s, Hide& h) {
   const double copies =
       c.tokens / static_cast<double>(c.plan->tp) * b.top_k * static_cast<double>(c.work->hidden);
   const double disp_b = c.job->precision == Precision::kFp8 ? 1.0 : kAct;
-  const double disp = c.Comm(CollectiveOp::kAllToAll, copies * disp_b, c.groups.ep, o).seconds;
-  const double comb = c.Comm(CollectiveOp::kAllToAll, copies * kAct, c.groups.ep, o).seconds;
+  // Two-batch overlap: each half sends half the copies in its own all-to-all.
+  const double n = Halves(c, b);
+  const double disp =
+      n * c.Comm(CollectiveOp::kAllToAll, copies * disp_b / n, c.groups.ep, o).seconds;
+  const double comb =
+      n * c.Comm(CollectiveOp::kAllToAll, copies * kAct / n, c.groups.ep, o).seconds;
   // The dispatcher's device-to-host sync before the forward all-to-all: the
-  // host time after it is exposed unless another pass's kernels are queued
-  // (paired passes below). The backward reuses the forward's split sizes.
-  const double host = c.cluster->chip.moe_dispatch_host_s;
-  const double f = disp + comb + host, bw = 2 * comb;  // backward: two BF16 all-to-alls
-  const double rec = c.plan->recompute == Recompute::kFull ? f : 0.0;
+  // host time after it is exposed unless other kernels are queued (the
+  // overlap methods below). The backward reuses the forward's split sizes.
+  const double host = c.job->moe_host_sync ? n * c.cluster->chip.moe_dispatch_host_s : 0.0;
+  const double f = disp + comb, bw = 2 * comb;  // backward: two BF16 all-to-alls
+  const bool full = c.plan->recompute == Recompute::kFull;
+  const double rec = full ? f : 0.0, host_rec = full ? host : 0.0;
   s.total[kAxEp] += f + bw + rec;
-  if (c.dual || c.a2a) {
-    // DualPipe pairs a forward chunk with a backward chunk: each direction's
-    // all-to-all hides behind the other's compute (DeepSeek-V3 §3.2.1).
-    // Combined 1F1B pairs them layer by layer (Megatron-Core
-    // moe_a2a_overlap.md). Settle exposes the passes either leaves unpaired.
-    h.f[kAxEp] += f;
-    h.b[kAxEp] += bw + rec;
-  } else {
-    s.exp_f[kAxEp] += f;
-    s.exp_b[kAxEp] += bw + rec;
-  }
+  s.total[kAxHost] += host + host_rec;
+  // What they hide behind is settled by Settle, one rule per EpWindow.
+  auto& fwd = c.ep_window != EpWindow::kExposed ? h.f : s.exp_f;
+  auto& bwd = c.ep_window != EpWindow::kExposed ? h.b : s.exp_b;
+  fwd[kAxEp] += f;
+  bwd[kAxEp] += bw + rec;
+  fwd[kAxHost] += host;
+  bwd[kAxHost] += host_rec;
 }
 
 // ZeRO-3 / FSDP: gather weights before forward and backward, reduce-scatter
@@ -202,13 +220,14 @@ double Sum(const std::array<double, kNumAx>& a) {
   return x;
 }
 
-// Hidden communication shares the compute of its pass: the pass takes
+// Hidden communication shares the compute of its window: the window takes
 //   max(compute, compute - core + cp, all hideable comm)
 // (ring-attention K/V exchange overlaps only the attention core `core`);
-// the excess is exposed, split over the axes in proportion to their time.
-// Monotone in every compute and communication time. A paired forward and
-// backward (DualPipe, combined 1F1B) share one window. Each helper adds
-// `w` times the exposure it finds to s.exp_f / s.exp_b.
+// the excess is exposed, split over the axes in proportion to their time and
+// over the window's passes in proportion to their compute, so every pass
+// keeps compute x (window / compute) and none gets longer when compute gets
+// faster. Monotone in every compute and communication time. Each helper adds
+// `w` times the exposure it finds.
 double Exposed(double compute, double core, double cp, double all) {
   return std::max({compute, compute - core + cp, all}) - compute;
 }
@@ -219,36 +238,102 @@ void Spread(double e, const std::array<double, kNumAx>& parts, double all,
   for (int a = 0; a < kNumAx; ++a) out[a] += e * parts[a] / all;
 }
 
+// One window over the passes with compute cf, cb, cw (zero for those outside
+// it); `used` of its compute already hides other communication.
+void SettleWindow(double cf, double cb, double cw, double used, double core,
+                  const std::array<double, kNumAx>& hide, double w, Seg& s) {
+  const double all = Sum(hide), compute = cf + cb + cw;
+  if (all <= 0 || compute <= 0) return;
+  const double e = w * Exposed(compute - used, core, hide[kAxCp], all);
+  Spread(e * cf / compute, hide, all, s.exp_f);
+  Spread(e * cb / compute, hide, all, s.exp_b);
+  Spread(e * cw / compute, hide, all, s.exp_w);
+}
+
+// Forward and backward each in their own window.
 void SettleApart(double core_f, double core_b, const Hide& h, double w, Seg& s) {
-  Spread(w * Exposed(s.cf, core_f, h.f[kAxCp], Sum(h.f)), h.f, Sum(h.f), s.exp_f);
-  Spread(w * Exposed(s.cb + s.cw, core_b, h.b[kAxCp], Sum(h.b)), h.b, Sum(h.b), s.exp_b);
+  SettleWindow(s.cf, 0, 0, 0, core_f, h.f, w, s);
+  SettleWindow(0, s.cb, s.cw, 0, core_b, h.b, w, s);
 }
 
+// A forward and a backward pass of two micro-batches share one window
+// (DualPipe's F&B chunks, DeepSeek-V3 §3.2.1; combined 1F1B's layers,
+// Megatron-Core moe_a2a_overlap.md).
 void SettleJoint(double core_f, double core_b, const Hide& h, double w, Seg& s) {
-  const double hf = Sum(h.f), hb = Sum(h.b);
-  if (hf + hb <= 0) return;
-  const double e =
-      w * Exposed(s.cf + s.cb + s.cw, core_f + core_b, h.f[kAxCp] + h.b[kAxCp], hf + hb);
-  Spread(e * (hf / (hf + hb)), h.f, hf, s.exp_f);
-  Spread(e * (hb / (hf + hb)), h.b, hb, s.exp_b);
+  std::array<double, kNumAx> both{};
+  for (int a = 0; a < kNumAx; ++a) both[a] = h.f[a] + h.b[a];
+  SettleWindow(s.cf, s.cb, s.cw, 0, core_f + core_b, both, w, s);
 }
 
-// One rule for every schedule that pairs passes (DualPipe's F&B chunks,
-// combined 1F1B's layers): the unpaired share u of passes runs alone with
-// its all-to-all exposed; the rest pairs a forward with a backward in one
-// window. u is counted from the schedule (PlanContext::a2a_unpaired).
-void Settle(const PlanContext& c, double core_f, double core_b, const Hide& h, Seg& s) {
-  if (!c.a2a && !c.dual) return SettleApart(core_f, core_b, h, 1.0, s);
+// The all-to-all of the unpaired share u runs alone, exposed; the rest hides
+// in a joint window (kPaired) or in its own pass beside the other half
+// (kHalves). u is counted from the schedule (PlanContext::a2a_unpaired).
+void SettleUnpaired(const PlanContext& c, double core_f, double core_b, const Hide& h, Seg& s) {
   const double u = c.a2a_unpaired;
   Hide alone = h;
-  alone.f[kAxEp] = alone.b[kAxEp] = 0;
-  s.exp_f[kAxEp] += u * h.f[kAxEp];
-  s.exp_b[kAxEp] += u * h.b[kAxEp];
+  for (int a : {kAxEp, kAxHost}) {
+    alone.f[a] = alone.b[a] = 0;
+    s.exp_f[a] += u * h.f[a];
+    s.exp_b[a] += u * h.b[a];
+  }
   SettleApart(core_f, core_b, alone, u, s);
-  SettleJoint(core_f, core_b, h, 1.0 - u, s);
+  if (c.ep_window == EpWindow::kPaired) return SettleJoint(core_f, core_b, h, 1.0 - u, s);
+  SettleApart(core_f, core_b, h, 1.0 - u, s);
+}
+
+// Shared-expert overlap (Megatron-Core --moe-shared-expert-overlap): the
+// all-to-all hides only behind the shared experts' matmuls of its pass; that
+// compute is then not there for the pass's other communication.
+void SettleShared(double core_f, double core_b, const Hide& h, Seg& s) {
+  // The dispatcher's host time and its all-to-all hide together, each
+  // keeping its share of what stays exposed.
+  const double ep_f = h.f[kAxEp] + h.f[kAxHost], ep_b = h.b[kAxEp] + h.b[kAxHost];
+  const double hid_f = std::min(ep_f, h.ep_window_f), hid_b = std::min(ep_b, h.ep_window_b);
+  Hide rest = h;
+  for (int a : {kAxEp, kAxHost}) {
+    if (ep_f > 0) s.exp_f[a] += h.f[a] * (1 - hid_f / ep_f);
+    if (ep_b > 0) s.exp_b[a] += h.b[a] * (1 - hid_b / ep_b);
+    rest.f[a] = rest.b[a] = 0;
+  }
+  SettleWindow(s.cf, 0, 0, hid_f, core_f, rest.f, 1.0, s);
+  SettleWindow(0, s.cb, s.cw, hid_b, core_b, rest.b, 1.0, s);
+}
+
+// One rule per EpWindow: every schedule and method is charged here.
+void Settle(const PlanContext& c, double core_f, double core_b, const Hide& h, Seg& s) {
+  switch (c.ep_window) {
+    case EpWindow::kExposed:
+      return SettleApart(core_f, core_b, h, 1.0, s);
+    case EpWindow::kShared:
+      return SettleShared(core_f, core_b, h, s);
+    case EpWindow::kPaired:
+    case EpWindow::kHalves:
+      return SettleUnpaired(c, core_f, core_b, h, s);
+  }
 }
 
 }  // namespace
+
+EpWindow EpWindowOf(const PlanSpec& plan, bool dual) {
+  if (dual) return EpWindow::kPaired;
+  switch (plan.a2a_overlap) {
+    case EpOverlap::kCombined1F1B:
+      return EpWindow::kPaired;
+    case EpOverlap::kTwoBatch:
+      return EpWindow::kHalves;
+    case EpOverlap::kSharedExpert:
+      return EpWindow::kShared;
+    case EpOverlap::kNone:
+      break;
+  }
+  return EpWindow::kExposed;
+}
+
+double HalvesUnpairedFraction(const ModelWork& work, const PlanSpec& plan) {
+  const double chunks = static_cast<double>(std::max<int64_t>(plan.pp, 1) * ChunksPerDevice(plan));
+  const double layers = static_cast<double>(work.MoeLayers(0, work.num_layers)) / chunks;
+  return 1.0 / (4.0 * std::max(1.0, layers));
+}
 
 double A2aUnpairedFraction(const PlanSpec& plan, double m) {
   const double p = static_cast<double>(plan.pp);
@@ -266,6 +351,7 @@ void Seg::Add(const Seg& o, double times) {
     total[i] += o.total[i] * times;
     exp_f[i] += o.exp_f[i] * times;
     exp_b[i] += o.exp_b[i] * times;
+    exp_w[i] += o.exp_w[i] * times;
   }
   act += o.act * times;
   act_extra += o.act_extra * times;
@@ -282,6 +368,11 @@ double Seg::ExposedF() const {
 double Seg::ExposedB() const {
   double e = 0;
   for (double x : exp_b) e += x;
+  return e;
+}
+double Seg::ExposedW() const {
+  double e = 0;
+  for (double x : exp_w) e += x;
   return e;
 }
 
@@ -346,6 +437,9 @@ Seg BlockSeg(const PlanContext& c, const BlockWork& b, bool moe) {
   }
   const bool tp_mlp = !moe || c.model->moe->num_shared_experts > 0 || p.etp > 1;
   Hide h;
+  // The shared experts' backward: input and weight gradients (+ the recomputed forward).
+  h.ep_window_f = x.shared;
+  h.ep_window_b = x.shared * (p.recompute == Recompute::kFull ? 3.0 : 2.0);
   AddBlockTp(c, tp_mlp ? 2.0 : 1.0, s, h);
   AddCp(c, s, h);
   if (moe) AddEp(c, b, s, h);

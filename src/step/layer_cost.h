@@ -16,13 +16,16 @@
 
 namespace occam::step_internal {
 
-enum Ax { kAxTp = 0, kAxCp, kAxEp, kAxFsdp, kNumAx };
+// kAxHost: the MoE dispatcher's host time after its device-to-host sync,
+// hidden (or not) with the expert all-to-all it precedes.
+enum Ax { kAxTp = 0, kAxCp, kAxEp, kAxFsdp, kAxHost, kNumAx };
 
 struct Seg {
   double cf = 0, cb = 0, cw = 0;       // compute (s): forward, input-grad (+recompute), weight-grad
   std::array<double, kNumAx> total{};  // communication time (s) per axis
   std::array<double, kNumAx> exp_f{};  // exposed part in the forward
-  std::array<double, kNumAx> exp_b{};  // exposed part in the backward
+  std::array<double, kNumAx> exp_b{};  // exposed part in the input-gradient pass
+  std::array<double, kNumAx> exp_w{};  // exposed part in the weight-gradient pass (paired windows)
   double act = 0;                      // bytes kept per micro-batch (balanced routing)
   double act_extra = 0;                // bytes of routing-imbalance headroom per micro-batch
   double act_work = 0;                 // full recompute: one block's activations rebuilt at a time
@@ -31,6 +34,9 @@ struct Seg {
   void Add(const Seg& o, double times);
   double ExposedF() const;
   double ExposedB() const;
+  double ExposedW() const;
+  // Exposed communication of axis `a` over all passes.
+  double ExposedOn(int a) const { return exp_f[a] + exp_b[a] + exp_w[a]; }
 };
 
 // Collective costs already computed for one layout: its blocks, probes and
@@ -68,6 +74,14 @@ class CommMemo {
   const CollectiveCache* costs_ = nullptr;
 };
 
+// What the expert all-to-all of a block hides behind (doc/cost-model.md,
+// "Expert all-to-all overlap"): nothing; a paired pass of another
+// micro-batch (DualPipe's F&B chunks, combined 1F1B); the other half of its
+// own micro-batch (two-batch overlap); the shared expert.
+enum class EpWindow { kExposed, kPaired, kHalves, kShared };
+
+EpWindow EpWindowOf(const PlanSpec& plan, bool dual);
+
 // Everything about a plan that all blocks share.
 struct PlanContext {
   const ModelSpec* model = nullptr;
@@ -82,14 +96,13 @@ struct PlanContext {
   double tokens = 0;      // T = b*s/cp
   double lambda = 1;      // EP rank imbalance
   bool dual = false;      // DualPipe / DualPipeV overlap EP all-to-all
-  // Combined 1F1B (plan.a2a_overlap) or DualPipe: a forward and a backward
-  // pass share one window except in the fraction `a2a_unpaired` of passes
-  // (warm-up forwards, cool-down backwards) whose all-to-all stays exposed
-  // (doc/cost-model.md). DualPipe's fraction is counted from its operation
-  // list (UnpairedPassFraction), the one the simulator plays.
-  bool a2a = false;
+  EpWindow ep_window = EpWindow::kExposed;
+  // kPaired, kHalves: the share of passes whose all-to-all runs alone,
+  // exposed (warm-up forwards and cool-down backwards; a pass's first half
+  // dispatch and last half combine). DualPipe's share is counted from its
+  // operation list (UnpairedPassFraction), the one the simulator plays.
   double a2a_unpaired = 1;
-  std::array<int, kNumAx> tier{-1, -1, -1, -1};
+  std::array<int, kNumAx> tier{-1, -1, -1, -1, -1};
   mutable CommMemo memo;
   // Collective(*cluster, ...) through `memo`: same result, each distinct call costed once.
   CommCost Comm(CollectiveOp op, double bytes, RankGroup group,
@@ -110,6 +123,12 @@ struct PlanContext {
 // interleaved warm-up 2(p-1) + (v-1)p plus the one forward the overlap adds,
 // over the m v chunk passes; 1/m without pipeline stages. In (0, 1].
 double A2aUnpairedFraction(const PlanSpec& plan, double m);
+
+// Two-batch overlap: of the 2L dispatches and 2L combines of one pass
+// through a chunk's L MoE layers, only the last half's last combine has no
+// other half's compute beside it: a quarter of one layer's all-to-all
+// (dispatch ~ combine), 1/(4L). In (0, 1].
+double HalvesUnpairedFraction(const ModelWork& work, const PlanSpec& plan);
 
 Seg BlockSeg(const PlanContext& ctx, const BlockWork& block, bool moe);
 Seg EmbeddingSeg(const PlanContext& ctx);

@@ -94,7 +94,7 @@ PipelinePlan BuildPipelinePlan(const StepModel::Impl& impl, const PlanSpec& plan
     ChunkCost cost;
     cost.forward = Seconds(s.cf + s.ExposedF());
     cost.backward_input = Seconds(s.cb + s.ExposedB());
-    cost.backward_weight = Seconds(s.cw);
+    cost.backward_weight = Seconds(s.cw + s.ExposedW());
     cost.activation = Bytes(s.act + s.act_extra);
     c.chunks.push_back(cost);
   }

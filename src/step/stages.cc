@@ -32,6 +32,17 @@ LayerSplit::LayerSplit(const PlanSpec& plan, int64_t chunks, int64_t layers, dou
     first_ = layers;
     return;
   }
+  if (plan.first_layers > 0 && plan.pp > 1) {
+    // Uneven ends (ValidatePlan checked the divisibility): chunk c lies on
+    // rank c mod pp (looped placement), a rank's layers split over its chunks.
+    uneven_ = true;
+    const int64_t v = chunks / plan.pp;
+    first_ = plan.first_layers / v;
+    last_ = plan.last_layers / v;
+    middle_q_ =
+        plan.pp > 2 ? (layers - plan.first_layers - plan.last_layers) / (plan.pp - 2) / v : 0;
+    return;
+  }
   const double target =
       (static_cast<double>(layers) + embed_units + head_units) / static_cast<double>(chunks);
   const int64_t spare = layers - (chunks - 1);  // most one end chunk may take
@@ -58,13 +69,23 @@ LayerSplit::LayerSplit(const PlanSpec& plan, int64_t chunks, int64_t layers, dou
 int64_t LayerSplit::Count(int64_t c) const {
   if (!plan_->stage_layers.empty()) return plan_->stage_layers[c];
   if (chunks_ <= 1) return layers_;
+  if (uneven_) {
+    const int64_t rank = c % plan_->pp;
+    if (rank == 0) return first_;
+    return rank == plan_->pp - 1 ? last_ : middle_q_;
+  }
   if (c == 0) return first_;
   if (c == chunks_ - 1) return last_;
   return middle_q_ + (c - 1 < middle_r_ ? 1 : 0);
 }
 
 int64_t LayerSplit::Begin(int64_t c) const {
-  if (!plan_->stage_layers.empty()) {
+  if (!plan_->stage_layers.empty() || uneven_) {
+    if (uneven_) {
+      int64_t b = 0;
+      for (int64_t i = 0; i < c; ++i) b += Count(i);
+      return b;
+    }
     int64_t b = 0;
     for (int64_t i = 0; i < c; ++i) b += plan_->stage_layers[i];
     return b;
@@ -101,7 +122,7 @@ double InFlight(const PlanSpec& plan, int64_t d, double m, bool all_forward_firs
       // steady state (+1 more with a2a_overlap: combined 1F1B adds one
       // warm-up forward), each worth 1/v of the device's activations.
       const double v = static_cast<double>(std::max<int64_t>(plan.vpp, 1));
-      const double extra = plan.a2a_overlap ? 2 : 1;
+      const double extra = plan.a2a_overlap == EpOverlap::kCombined1F1B ? 2 : 1;
       return std::min(m * v, 2 * (p - dd - 1) + (v - 1) * p + extra) / v;
     }
     case Schedule::kZbV:

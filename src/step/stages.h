@@ -16,8 +16,9 @@ namespace occam::step_internal {
 // Default rule: the embedding counts as `embed_units` layer-equivalents on
 // chunk 0 and LM head + loss (+ MTP) as `head_units` on chunk S-1; layers are
 // spread so that chunk loads (layers + extra units) are as even as integers
-// allow, every chunk holding at least one layer. An explicit plan.stage_layers
-// list overrides the rule.
+// allow, every chunk holding at least one layer. plan.first_layers /
+// last_layers (uneven ends: per-rank counts, the middle ranks even) or an
+// explicit plan.stage_layers list override the rule.
 class LayerSplit {
  public:
   LayerSplit() = default;
@@ -31,6 +32,7 @@ class LayerSplit {
   const PlanSpec* plan_ = nullptr;
   int64_t chunks_ = 1, layers_ = 0;
   int64_t first_ = 0, last_ = 0, middle_q_ = 0, middle_r_ = 0;
+  bool uneven_ = false;  // plan.first_layers / last_layers: per-rank counts
 };
 
 // Model chunks of the plan (S) and the schedule as run. A global-batch aux

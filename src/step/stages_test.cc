@@ -45,6 +45,39 @@ TEST(LayerSplit, ExplicitList) {
   EXPECT_EQ(s.Begin(3), 25);
 }
 
+TEST(LayerSplit, UnevenEndsPerRankOverItsChunks) {
+  // Llama 3.1 405B's 126 layers on pp=8 interleaved with v=2: 16 layers on
+  // the first rank, 14 on the last (8 and 7 per chunk), the 96 left over 6
+  // middle ranks (16 each, 8 per chunk). Chunk c lies on rank c mod 8.
+  PlanSpec plan = Pipe(8, Schedule::kInterleaved, 2);
+  plan.first_layers = 16;
+  plan.last_layers = 14;
+  const LayerSplit s(plan, 16, 126, 1.0, 1.0);
+  int64_t sum = 0;
+  for (int64_t c = 0; c < 16; ++c) {
+    EXPECT_EQ(s.Begin(c), sum) << c;
+    const int64_t rank = c % 8;
+    EXPECT_EQ(s.Count(c), rank == 7 ? 7 : 8) << c;
+    sum += s.Count(c);
+  }
+  EXPECT_EQ(sum, 126);
+  // Megatron's even split of 128 layers on 64 ranks: 2 each, where the
+  // default rule (embedding and head counted as layers) gives one rank 3.
+  PlanSpec even = Pipe(64, Schedule::k1F1B);
+  even.first_layers = 2;
+  even.last_layers = 2;
+  const LayerSplit e(even, 64, 128, 1.0, 1.0);
+  const PlanSpec plain = Pipe(64, Schedule::k1F1B);  // LayerSplit keeps a pointer to its plan
+  const LayerSplit d(plain, 64, 128, 1.0, 1.0);
+  int64_t most_even = 0, most_default = 0;
+  for (int64_t c = 0; c < 64; ++c) {
+    most_even = std::max(most_even, e.Count(c));
+    most_default = std::max(most_default, d.Count(c));
+  }
+  EXPECT_EQ(most_even, 2);
+  EXPECT_EQ(most_default, 3);
+}
+
 TEST(Chunks, PlacementPerSchedule) {
   EXPECT_EQ(ModelChunks(Pipe(4, Schedule::kInterleaved, 3)), 12);
   EXPECT_EQ(ChunkOf(Pipe(4, Schedule::kInterleaved, 3), 1, 2), 9);

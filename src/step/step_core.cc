@@ -48,10 +48,15 @@ void InitContext(const StepModel::Impl& impl, const PlanSpec& plan, PlanContext&
   c.tokens = static_cast<double>(plan.mbs * impl.job.seq_len) / static_cast<double>(plan.cp);
   c.lambda = impl.Lambda(plan);
   c.dual = TraitsOf(plan.schedule).overlaps_a2a && plan.pp > 1;
-  c.a2a = plan.a2a_overlap && !c.dual;
   const int64_t m = impl.job.global_batch_seqs / std::max<int64_t>(plan.dp * plan.mbs, 1);
-  c.a2a_unpaired = c.dual ? UnpairedPassFraction(plan.schedule, plan.pp, m)
-                          : A2aUnpairedFraction(plan, static_cast<double>(m));
+  c.ep_window = EpWindowOf(plan, c.dual);
+  if (c.dual) {
+    c.a2a_unpaired = UnpairedPassFraction(plan.schedule, plan.pp, m);
+  } else if (c.ep_window == EpWindow::kPaired) {
+    c.a2a_unpaired = A2aUnpairedFraction(plan, static_cast<double>(m));
+  } else if (c.ep_window == EpWindow::kHalves) {
+    c.a2a_unpaired = HalvesUnpairedFraction(impl.work, plan);
+  }
   const double probe = c.tokens * static_cast<double>(impl.work.hidden) * kAct;
   c.tier[kAxTp] = c.Comm(CollectiveOp::kAllGather, probe, c.groups.tp).tier;
   c.tier[kAxCp] = c.CommOnce(CollectiveOp::kAllGather, probe, c.groups.cp).tier;
@@ -255,7 +260,7 @@ MemoryBreakdown DeviceMemory(const PlanContext& c, const PlanSegs& segs, const D
   double act = held.act + dev.seg.act_work;
   // Combined 1F1B: a paired layer builds the next micro-batch's activations
   // before its backward frees the previous one's (doc/cost-model.md).
-  if (c.a2a) act += segs.moe.act + segs.moe.act_extra;
+  if (c.ep_window == EpWindow::kPaired && !c.dual) act += segs.moe.act + segs.moe.act_extra;
   mem.activations = Bytes(act);
   if (dev.has_head) {
     const double held_logits = segs.logits * (all_forward_first ? m : 1.0);
@@ -278,7 +283,7 @@ MemoryBreakdown DeviceMemory(const PlanContext& c, const PlanSegs& segs, const D
 }
 
 DeviceTimes TimesOf(const Seg& s) {
-  return DeviceTimes{s.cf + s.ExposedF(), s.cb + s.ExposedB(), s.cw};
+  return DeviceTimes{s.cf + s.ExposedF(), s.cb + s.ExposedB(), s.cw + s.ExposedW()};
 }
 
 }  // namespace
@@ -305,7 +310,7 @@ Held HeldOf(const PlanSpec& plan, const DeviceResult& dev, int64_t d, double m, 
   const double per = dev.seg.act + dev.seg.act_extra;
   // Combined 1F1B (a2a_overlap) runs one more warm-up chunk forward than
   // the simulated interleaved order (stages.cc InFlight): 1/v of the device.
-  if (plan.a2a_overlap && plan.schedule == Schedule::kInterleaved) {
+  if (plan.a2a_overlap == EpOverlap::kCombined1F1B && plan.schedule == Schedule::kInterleaved) {
     peak += per / static_cast<double>(ChunksPerDevice(plan));
   }
   const double share = per > 0 ? dev.seg.act / per : 1.0;
@@ -336,7 +341,8 @@ struct DeviceSweep {
 // out.crit, the data-parallel tail items and out.memory (the device with
 // the most memory).
 DeviceSweep AllDevices(const StepModel::Impl& impl, const PlanSpec& plan, const PlanSegs& segs,
-                       const PipelineTiming& sim, CoreResult& out) {
+                       const PipelineTiming& sim, CoreResult& out,
+                       std::vector<MemoryBreakdown>* device_memory) {
   DeviceSweep r;
   DeviceTimes& sum = r.sum;
   DeviceTimes& crit = r.crit;
@@ -381,11 +387,15 @@ DeviceSweep AllDevices(const StepModel::Impl& impl, const PlanSpec& plan, const 
         repeat = &seen[n_seen++];
       }
     } else if (held.act <= repeat->held.act && held.extra <= repeat->held.extra) {
+      if (device_memory != nullptr) {
+        device_memory->push_back(DeviceMemory(c, segs, dev, held, out.m, out.all_forward_first));
+      }
       continue;  // no more memory than a costed copy
     } else if (held.act >= repeat->held.act && held.extra >= repeat->held.extra) {
       repeat->held = held;
     }
     const MemoryBreakdown mem = DeviceMemory(c, segs, dev, held, out.m, out.all_forward_first);
+    if (device_memory != nullptr) device_memory->push_back(mem);
     if (mem.total().value() > worst_mem) {
       worst_mem = mem.total().value();
       out.memory = mem;
@@ -396,7 +406,8 @@ DeviceSweep AllDevices(const StepModel::Impl& impl, const PlanSpec& plan, const 
 
 }  // namespace
 
-CoreResult RunCore(const StepModel::Impl& impl, const PlanSpec& plan, PipelineTimingModel model) {
+CoreResult RunCore(const StepModel::Impl& impl, const PlanSpec& plan, PipelineTimingModel model,
+                   std::vector<MemoryBreakdown>* device_memory) {
   CoreResult out;
   InitContext(impl, plan, out.ctx);
   const PlanContext& c = out.ctx;
@@ -419,7 +430,7 @@ CoreResult RunCore(const StepModel::Impl& impl, const PlanSpec& plan, PipelineTi
     }
   }
   out.simulated = sim.ok;
-  DeviceSweep devices = AllDevices(impl, plan, segs, sim, out);
+  DeviceSweep devices = AllDevices(impl, plan, segs, sim, out, device_memory);
   const DeviceTimes& sum = devices.sum;
   DeviceTimes& crit = devices.crit;
   const double crit_total = devices.crit_total;
@@ -444,7 +455,7 @@ CoreResult RunCore(const StepModel::Impl& impl, const PlanSpec& plan, PipelineTi
       // overlapped communication stays out of it (it would otherwise grow as
       // compute shrinks), the unhidden tp collectives stay in.
       const Seg& k = out.crit;
-      crit = DeviceTimes{k.cf + k.exp_f[kAxTp], k.cb + k.exp_b[kAxTp], k.cw};
+      crit = DeviceTimes{k.cf + k.exp_f[kAxTp], k.cb + k.exp_b[kAxTp], k.cw + k.exp_w[kAxTp]};
     }
     out.bubble = BubbleTime(plan, sum, crit, out.all_forward_first);
   }

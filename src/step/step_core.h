@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdint>
 #include <mutex>
+#include <vector>
 
 #include "occam/cost.h"
 #include "occam/simulate.h"
@@ -111,8 +112,11 @@ CommCost P2pOne(const StepModel::Impl& impl, const PlanContext& c);
 enum class PipelineTimingModel { kSimulated, kClosedForm };
 
 // REQUIRES: the plan is valid for the model, cluster and job.
+// `device_memory`, when given, receives the memory of every pipeline device
+// in device order (the estimate's per-device chart; the planner passes none).
 CoreResult RunCore(const StepModel::Impl& impl, const PlanSpec& plan,
-                   PipelineTimingModel model = PipelineTimingModel::kSimulated);
+                   PipelineTimingModel model = PipelineTimingModel::kSimulated,
+                   std::vector<MemoryBreakdown>* device_memory = nullptr);
 
 // ValidatePlan plus the step's own requirements (stage list, schedule
 // shapes); messages name the plan field.

@@ -175,8 +175,12 @@ StepModel::LowerBounds StepModel::LowerBoundsFor(const PlanSpec& plan) const {
 
 Result<Estimate> StepModel::Evaluate(const PlanSpec& plan) const {
   OCCAM_RETURN_IF_ERROR(step_internal::CheckPlan(*impl_, plan));
-  const CoreResult r = RunCore(*impl_, plan);
-  return step_internal::BuildEstimate(*impl_, plan, r);
+  std::vector<MemoryBreakdown> device_memory;
+  const CoreResult r =
+      RunCore(*impl_, plan, step_internal::PipelineTimingModel::kSimulated, &device_memory);
+  Estimate e = step_internal::BuildEstimate(*impl_, plan, r);
+  e.memory_per_device = std::move(device_memory);
+  return e;
 }
 
 Result<PipelineConfig> StepModel::PipelineFor(const PlanSpec& plan) const {
@@ -189,8 +193,8 @@ Result<PipelineConfig> StepModel::PipelineFor(const PlanSpec& plan) const {
     config.microbatches = impl_->job.global_batch_seqs / (plan.dp * plan.mbs);
     const step_internal::Seg s = step_internal::ChunkSeg(segs, impl_->work, 0);
     config.chunks.push_back(ChunkCost{Seconds(s.cf + s.ExposedF()), Seconds(s.cb + s.ExposedB()),
-                                      Seconds(s.cw), Bytes(s.act + s.act_extra), Seconds(0),
-                                      Seconds(0)});
+                                      Seconds(s.cw + s.ExposedW()), Bytes(s.act + s.act_extra),
+                                      Seconds(0), Seconds(0)});
     return config;
   }
   // Chunk costs as step/pipeline_timing.h builds them (communication already

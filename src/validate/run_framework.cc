@@ -1,8 +1,7 @@
 // Framework settings of a published run that its layout does not show: the
-// defaults of the software generation it ran on (by the source's date) and
-// the settings it states in free text. Rules and sources: doc/validation.md
-// ("Unstated fields").
-#include <cctype>
+// defaults of the framework it states (`framework`), of the software
+// generation it ran on (by its `date`), and the settings it states in free
+// text. Rules and sources: doc/validation.md ("Unstated fields").
 #include <string>
 
 #include "validate/run_setup.h"
@@ -10,42 +9,126 @@
 
 namespace occam::validate {
 
-int SourceYear(const std::string& text) {
-  for (size_t i = 0; i + 4 <= text.size(); ++i) {
-    const bool starts = i == 0 || !std::isalnum(static_cast<unsigned char>(text[i - 1]));
-    const bool ends =
-        i + 4 == text.size() || !std::isalnum(static_cast<unsigned char>(text[i + 4]));
-    if (!starts || !ends || text[i] != '2' || text[i + 1] != '0') continue;
-    if (!std::isdigit(static_cast<unsigned char>(text[i + 2])) ||
-        !std::isdigit(static_cast<unsigned char>(text[i + 3]))) {
-      continue;
-    }
-    return std::stoi(text.substr(i, 4));
+Framework FrameworkOf(const PublishedRun& run) {
+  if (!run.framework) return Framework::kUnstated;
+  const std::string& f = *run.framework;
+  if (f == "megatron-lm") return Framework::kMegatronLm;
+  if (f == "nemo") return Framework::kNemo;
+  if (f == "megatron-bridge") return Framework::kMegatronBridge;
+  if (f == "deepspeed") return Framework::kDeepSpeed;
+  if (f == "torchtitan") return Framework::kTorchtitan;
+  if (f == "maxtext") return Framework::kMaxText;
+  if (f == "paxml") return Framework::kPaxml;
+  return Framework::kUnstated;  // ParseRuns accepts only the names above
+}
+
+// Each default is read in the framework's own configuration code:
+// - Megatron-LM: --use-distributed-optimizer is a store-true flag (plain
+//   data parallelism unless set; megatron/training/arguments.py);
+//   TransformerConfig.recompute_granularity defaults to None (no
+//   recomputation; megatron/core/transformer/transformer_config.py); pp > 1
+//   without a virtual pipeline size runs 1F1B (get_forward_backward_func,
+//   megatron/core/pipeline_parallel/schedules.py); an unset
+//   expert_tensor_parallel_size is the tensor-parallel size
+//   (megatron/core/model_parallel_config.py).
+// - NeMo 2 and Megatron-Bridge run Megatron-Core (recompute, schedule and
+//   expert TP as above); their recipes' optimizer
+//   distributed_fused_adam_with_cosine_annealing sets
+//   use_distributed_optimizer=True (NeMo nemo/collections/llm/recipes/optim/adam.py).
+// - DeepSpeed: zero_optimization.stage defaults to 0
+//   (deepspeed/runtime/zero/config.py), activation checkpointing is off
+//   unless configured (deepspeed/runtime/activation_checkpointing/config.py),
+//   and its pipeline engine runs a 1F1B TrainSchedule (deepspeed/runtime/pipe/schedule.py).
+// - torchtitan: FSDP2 over all data-parallel ranks (data_parallel_shard_degree
+//   -1) with fsdp_reshard_after_forward "default", which reshards after
+//   forward (ZeRO-3) without pipeline parallelism and keeps the gathered
+//   weights (ZeRO-2-like) with it (torchtitan/distributed/fsdp.py); selective
+//   activation checkpointing and the 1F1B schedule are the defaults of
+//   torchtitan/config/configs.py.
+// - MaxText: ici_fsdp_parallelism -1 (weights, gradients and optimizer state
+//   sharded over the chips: ZeRO-3) and remat_policy full
+//   (MaxText/configs/base.yml); its only non-circular pipeline is GPipe.
+// PaxML has no default taken here.
+FrameworkDefaults DefaultsOf(Framework framework) {
+  FrameworkDefaults d;
+  switch (framework) {
+    case Framework::kMegatronLm:
+      d = {0,
+           Recompute::kNone,
+           Schedule::k1F1B,
+           true,
+           false,
+           "NVIDIA/Megatron-LM: megatron/training/arguments.py, "
+           "megatron/core/transformer/transformer_config.py"};
+      break;
+    case Framework::kNemo:
+    case Framework::kMegatronBridge:
+      d = {1,
+           Recompute::kNone,
+           Schedule::k1F1B,
+           true,
+           false,
+           "Megatron-Core defaults; NVIDIA/NeMo: nemo/collections/llm/recipes/optim/adam.py"};
+      break;
+    case Framework::kDeepSpeed:
+      d = {0,
+           Recompute::kNone,
+           Schedule::k1F1B,
+           false,
+           false,
+           "deepspeedai/DeepSpeed: deepspeed/runtime/zero/config.py"};
+      break;
+    case Framework::kTorchtitan:
+      d = {3,
+           Recompute::kSelective,
+           Schedule::k1F1B,
+           false,
+           true,
+           "pytorch/torchtitan: torchtitan/config/configs.py, torchtitan/distributed/fsdp.py"};
+      break;
+    case Framework::kMaxText:
+      d = {3,
+           Recompute::kFull,
+           Schedule::kGpipe,
+           false,
+           false,
+           "AI-Hypercomputer/maxtext: MaxText/configs/base.yml"};
+      break;
+    case Framework::kPaxml:
+    case Framework::kUnstated:
+      break;
   }
-  return 0;
+  return d;
+}
+
+int RunYear(const PublishedRun& run) {
+  if (!run.date || run.date->size() < 4) return 0;
+  return std::stoi(run.date->substr(0, 4));
 }
 
 // FlashAttention (Dao et al. 2022, arXiv:2205.14135) appeared in May 2022 and
-// reached the training frameworks from 2023, so a run published up to 2022
+// reached the training frameworks from 2023, so a run dated up to 2022
 // wrote its score matrix to HBM (Korthikanti et al. 2022 Table 1 lists those
-// tensors) and trained with Megatron-LM's default attention and hidden
-// dropout of 0.1 (megatron/arguments.py, --attention-dropout /
-// --hidden-dropout). Its data-parallel all-reduce ran once after the last
-// backward (Megatron-LM's local DDP, allreduce_gradients() in train_step);
-// bucketed overlap came with Megatron-Core's overlap_grad_reduce in 2023.
-// Later and undated runs keep the JobSpec defaults.
+// tensors), whatever its framework. A Megatron-LM run of that time also
+// trained with the default attention and hidden dropout of 0.1
+// (megatron/arguments.py, --attention-dropout / --hidden-dropout), and its
+// data-parallel all-reduce ran once after the last backward (Megatron-LM's
+// local DDP, allreduce_gradients() in train_step); bucketed overlap came with
+// Megatron-Core's overlap_grad_reduce in 2023. Later and undated runs keep
+// the JobSpec defaults.
 void SetDatedDefaults(const PublishedRun& run, JobSpec* job,
                       std::vector<std::pair<std::string, std::string>>* filled) {
-  const int year = SourceYear(run.source);
+  const int year = RunYear(run);
   if (year == 0 || year > 2022) return;
   job->attention = AttentionImpl::kMaterialized;
+  const std::string why = " (run dated " + *run.date + ", before FlashAttention";
+  Fill(filled, "job.attention", "materialized" + why + " reached training frameworks)");
+  if (FrameworkOf(run) != Framework::kMegatronLm) return;
   job->dropout = true;
   job->overlap_grad_reduce = false;
-  const std::string why = " (source dated " + std::to_string(year) + ", before FlashAttention";
-  Fill(filled, "job.attention", "materialized" + why + " reached training frameworks)");
   Fill(filled, "job.dropout", "on, 0.1" + why + "; Megatron-LM's default)");
   Fill(filled, "job.overlap_grad_reduce",
-       "false" + why + "; one all-reduce after the last backward)");
+       "false" + why + "; Megatron-LM's local DDP: one all-reduce after the last backward)");
 }
 
 void SetStatedJobSettings(const PublishedRun& run, JobSpec* job) {
@@ -67,12 +150,17 @@ void SetStatedJobSettings(const PublishedRun& run, JobSpec* job) {
   if (Has(Lower(run.source), "torchtitan")) job->fused_cross_entropy = false;
 }
 
-// Experts split over the attention's tp group: Megatron-Core's default when
-// expert_tensor_parallel_size is unset (megatron/core/parallel_state.py),
-// stated in parallel.other for runs that relied on it. Otherwise etp = 1:
-// recipes with MoE parallel folding set it explicitly.
-bool StatesExpertTpEqualsTp(const PublishedRun& run) {
-  return Has(Lower(run.parallel.other.value_or(std::string())), "expert tensor parallel = tp");
+// Megatron-LM rejects --overlap-param-gather without the distributed
+// optimizer (megatron/training/arguments.py), so a run that states the flag
+// ran ZeRO-1-like sharding of the optimizer state.
+std::optional<int> ZeroImpliedByFlags(const PublishedRun& run, Framework framework) {
+  if (framework != Framework::kMegatronLm && framework != Framework::kNemo &&
+      framework != Framework::kMegatronBridge) {
+    return std::nullopt;
+  }
+  const std::string text = Lower(run.notes + " " + run.parallel.other.value_or(std::string()));
+  if (Has(text, "overlap-param-gather") || Has(text, "overlap_param_gather")) return 1;
+  return std::nullopt;
 }
 
 }  // namespace occam::validate

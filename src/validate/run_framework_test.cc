@@ -1,10 +1,15 @@
-// Framework settings of published runs: the dated defaults of pre-2023
-// frameworks and the settings runs state in free text (run_framework.cc).
+// Framework settings of published runs: each framework's defaults, the dated
+// defaults of pre-2023 software and the settings runs state in free text
+// (run_framework.cc).
 #include <gtest/gtest.h>
+
+#include <tuple>
+#include <utility>
 
 #include "validate/run_setup.h"
 #include "validate/run_test_util.h"
 #include "validate/run_text.h"
+#include "validate/validate_internal.h"
 
 namespace occam::validate {
 namespace {
@@ -12,16 +17,23 @@ namespace {
 using testing::BundledRun;
 using testing::HasFilled;
 
-TEST(RunFramework, SourceYearIsAWholeWord) {
-  EXPECT_EQ(SourceYear("Narayanan et al. 2021 (SC'21)"), 2021);
-  EXPECT_EQ(SourceYear("tag v24.11.1"), 0);
-  EXPECT_EQ(SourceYear("v2021x, run 12022"), 0);
-  EXPECT_EQ(SourceYear("2023"), 2023);
+TEST(RunFramework, YearComesFromTheDateField) {
+  PublishedRun r;
+  EXPECT_EQ(RunYear(r), 0);  // no date stated
+  r.date = "2021-04";
+  EXPECT_EQ(RunYear(r), 2021);
+  r.date = "2023";
+  EXPECT_EQ(RunYear(r), 2023);
+  // The source's free text plays no part: a year in it is not a date.
+  r.date.reset();
+  r.source = "Chowdhery et al. 2022";
+  EXPECT_EQ(RunYear(r), 0);
 }
 
-TEST(RunFramework, AttentionKernelFollowsTheSourceDate) {
-  // Before FlashAttention reached the frameworks (sources dated up to 2022):
-  // materialised scores and dropout, recorded as filled values.
+TEST(RunFramework, AttentionKernelFollowsTheDateAndDropoutTheFramework) {
+  // Before FlashAttention reached the frameworks (runs dated up to 2022):
+  // materialised scores; a Megatron-LM run of that time also ran with
+  // dropout and without overlapped gradient reduction.
   auto old = BuildRunSetup(BundledRun("korthikanti2022_175B_selective_sp"));
   ASSERT_TRUE(old.ok()) << old.status().message();
   EXPECT_EQ(old->job.attention, AttentionImpl::kMaterialized);
@@ -30,7 +42,15 @@ TEST(RunFramework, AttentionKernelFollowsTheSourceDate) {
   EXPECT_TRUE(HasFilled(old->filled, "job.attention"));
   EXPECT_TRUE(HasFilled(old->filled, "job.overlap_grad_reduce"));
   EXPECT_TRUE(HasFilled(old->filled, "job.dropout"));
-  // A 2023 source and an undated one keep the defaults, and fill nothing.
+  // The same run on another framework keeps only the attention kernel.
+  PublishedRun jax = BundledRun("korthikanti2022_175B_selective_sp");
+  jax.framework = "maxtext";
+  auto other = BuildRunSetup(jax);
+  ASSERT_TRUE(other.ok()) << other.status().message();
+  EXPECT_EQ(other->job.attention, AttentionImpl::kMaterialized);
+  EXPECT_FALSE(other->job.dropout);
+  EXPECT_TRUE(other->job.overlap_grad_reduce);
+  // A 2023 run and a 2024 one keep the defaults, and fill nothing.
   for (const char* id : {"llama1_65b_2048gpu", "dgxc_gpt3_175b_bf16_128gpu"}) {
     auto now = BuildRunSetup(BundledRun(id));
     ASSERT_TRUE(now.ok()) << id << ": " << now.status().message();
@@ -39,21 +59,90 @@ TEST(RunFramework, AttentionKernelFollowsTheSourceDate) {
     EXPECT_TRUE(now->job.overlap_grad_reduce) << id;
     EXPECT_FALSE(HasFilled(now->filled, "job.attention")) << id;
   }
-  // A year must be a whole word: "v2021x" or "12022" is no date.
+  // An undated run keeps the defaults.
   PublishedRun r = BundledRun("narayanan2021_t1_1.7B_32gpu");
-  r.source = "tag v2021x, run 12022";
+  r.date.reset();
   auto undated = BuildRunSetup(r);
   ASSERT_TRUE(undated.ok()) << undated.status().message();
   EXPECT_EQ(undated->job.attention, AttentionImpl::kFlash);
 }
 
+TEST(RunFramework, DefaultsFillWhatTheRunLeavesUnstated) {
+  // Megatron-LM: plain data parallelism first, no recompute first, 1F1B.
+  PublishedRun r = BundledRun("narayanan2021_t2_ptdp_174.6B_384gpu");
+  auto m = BuildRunSetup(r);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->order.zero, (std::vector<int>{0, 1, 3}));
+  EXPECT_EQ(m->plan.schedule, Schedule::k1F1B);
+  EXPECT_FALSE(m->open.schedule);
+  EXPECT_TRUE(HasFilled(m->filled, "parallel.schedule"));
+  // The same run with no framework: the schedule stays open.
+  r.framework.reset();
+  auto u = BuildRunSetup(r);
+  ASSERT_TRUE(u.ok()) << u.status().message();
+  EXPECT_TRUE(u->open.schedule);
+  // NeMo: the distributed optimizer (ZeRO-1) first; recompute none first,
+  // then the heavier policies.
+  auto nemo = BuildRunSetup(BundledRun("nemo2407_llama3_8b_8gpu"));
+  ASSERT_TRUE(nemo.ok()) << nemo.status().message();
+  EXPECT_EQ(nemo->order.zero, (std::vector<int>{1, 3}));
+  EXPECT_EQ(nemo->order.recompute,
+            (std::vector<Recompute>{Recompute::kNone, Recompute::kSelective, Recompute::kFull}));
+  // MaxText: FSDP (ZeRO-3) and full rematerialisation.
+  const FrameworkDefaults x = DefaultsOf(Framework::kMaxText);
+  EXPECT_EQ(x.zero, 3);
+  EXPECT_EQ(x.recompute, Recompute::kFull);
+  // torchtitan: FSDP2 keeps the gathered weights under pipeline parallelism.
+  const FrameworkDefaults t = DefaultsOf(Framework::kTorchtitan);
+  EXPECT_EQ(t.recompute, Recompute::kSelective);
+  EXPECT_TRUE(t.fsdp_keeps_weights_under_pp);
+  // A stated --overlap-param-gather implies Megatron's distributed optimizer.
+  auto readme = BuildRunSetup(BundledRun("megatron_readme_h100_70B_768gpu"));
+  ASSERT_TRUE(readme.ok()) << readme.status().message();
+  EXPECT_EQ(readme->plan.zero, 1);
+  EXPECT_FALSE(readme->open.zero);
+}
+
+TEST(RunFramework, MegatronEndsFollowItsRules) {
+  using P = std::pair<int64_t, int64_t>;
+  EXPECT_EQ(MegatronEnds(128, 64, 1), P(2, 2));  // even: 128 / 64
+  EXPECT_EQ(MegatronEnds(96, 8, 3), P(12, 12));  // even over 24 chunks
+  // DeepSeek-V3, 61 layers on 16 ranks: 3 + 14 x 4 + 2 (Megatron-LM's own example).
+  EXPECT_EQ(MegatronEnds(61, 16, 1), P(3, 2));
+  // Llama 3.1 405B, 126 layers on 8 ranks x 2 chunks: 16 + 6 x 16 + 14.
+  EXPECT_EQ(MegatronEnds(126, 8, 2), P(16, 14));
+  // Every answer obeys the rules it stands for.
+  for (auto [l, pp, v] : {std::tuple{126, 8, 2}, {61, 16, 1}, {94, 4, 3}, {61, 4, 1}}) {
+    const auto e = MegatronEnds(l, pp, v);
+    if (!e) continue;
+    const int64_t middle = l - e->first - e->second;
+    EXPECT_EQ(e->first % v, 0);
+    EXPECT_EQ(e->second % v, 0);
+    EXPECT_EQ(middle % ((pp - 2) * v), 0) << l << " " << pp << " " << v;
+    EXPECT_LE(std::max(e->first, e->second), middle / (pp - 2));
+  }
+  // 61 layers on 2 ranks x 8 chunks: both ends multiples of 8 cannot sum to 61.
+  EXPECT_FALSE(MegatronEnds(61, 2, 8).has_value());
+}
+
+TEST(RunFramework, MegatronRunsGetMegatronsLayerSplit) {
+  // Korthikanti et al. 2022 1T: 128 layers on 64 ranks, 1F1B (interleaving is
+  // stated only for 175B and 530B): Megatron-LM's even split, 2 per rank.
+  ValidateOptions o;
+  const RunValidation v = ValidateOne(BundledRun("korthikanti2022_1T_full_recompute"), o);
+  ASSERT_TRUE(v.predicted.has_value()) << v.skipped_reason;
+  EXPECT_NE(v.plan.find("first_layers=2,last_layers=2"), std::string::npos) << v.plan;
+  EXPECT_TRUE(HasFilled(v.filled, "pipeline split"));
+}
+
 TEST(RunFramework, StatedSettings) {
-  // Grok-1 on DGX Cloud: token dropping at capacity 1.0, experts split over
-  // the tp group (Megatron-Core's default), TP comm overlap in the recipe.
+  // Grok-1 on DGX Cloud: token dropping at capacity 1.0 and TP comm overlap
+  // (its recipe, named in its source); experts over the tp group first
+  // (Megatron-Core's default for an unset expert TP size), then etp = 1.
   auto grok = BuildRunSetup(BundledRun("dgxc_grok1_314b_bf16_512gpu"));
   ASSERT_TRUE(grok.ok()) << grok.status().message();
   EXPECT_DOUBLE_EQ(grok->job.capacity_factor, 1.0);
-  EXPECT_EQ(grok->plan.etp, grok->plan.tp);
+  EXPECT_EQ(grok->order.etp_over_tp, (std::vector<int64_t>{1, 0}));
   EXPECT_TRUE(grok->job.tp_comm_overlap);
   // MaxText v5p: XLA async collective fusion. Megatron-Bridge states neither.
   auto maxtext = BuildRunSetup(BundledRun("maxtext_v5p_512b_1x_v5p-1024"));
@@ -63,7 +152,6 @@ TEST(RunFramework, StatedSettings) {
   ASSERT_TRUE(bridge.ok()) << bridge.status().message();
   EXPECT_FALSE(bridge->job.tp_comm_overlap);
   EXPECT_EQ(bridge->job.capacity_factor, 0.0);
-  EXPECT_EQ(bridge->plan.etp, 1);
   // Its definition says the routing is force-balanced: every EP rank gets the mean load.
   EXPECT_DOUBLE_EQ(bridge->job.moe_imbalance, 1.0);
   EXPECT_EQ(grok->job.moe_imbalance, 0.0);  // simulated, then capped by the capacity

@@ -184,10 +184,93 @@ Result<JobSpec> BuildJob(const PublishedRun& run, RunSetup* setup) {
   return job;
 }
 
-// Stated plan fields; open ones become knobs.
+std::string DefaultNote(const FrameworkDefaults& d, const PublishedRun& run) {
+  return " (" + run.framework.value_or("") + "'s default; " + d.source + ")";
+}
+
+// ZeRO stage: stated, implied by stated flags, else the framework's default
+// first and then the stages that shard more.
+void SetZero(const PublishedRun& run, const FrameworkDefaults& d, RunSetup* s) {
+  PlanSpec& plan = s->plan;
+  if (auto z = InterpretZero(run.parallel.zero)) {
+    plan.zero = z->stage;
+    if (z->stage == 3 && z->shard_group > 0 && z->shard_group < plan.dp) {
+      plan.hsdp = z->shard_group;
+    }
+    // torchtitan's FSDP2 keeps the gathered weights under pipeline
+    // parallelism unless the run says otherwise.
+    s->order.zero_follows_pp = z->stage == 3 && d.fsdp_keeps_weights_under_pp;
+    s->order.zero = {plan.zero};
+    return;
+  }
+  if (auto z = ZeroImpliedByFlags(run, s->framework)) {
+    plan.zero = *z;
+    s->order.zero = {*z};
+    Fill(&s->filled, "parallel.zero",
+         std::to_string(*z) +
+             " (distributed optimizer: the stated --overlap-param-gather needs "
+             "it, megatron/training/arguments.py)");
+    return;
+  }
+  s->open.zero = true;
+  const int first = d.zero.value_or(0);
+  s->order.zero = {first};
+  for (int z : {1, 3}) {
+    if (z > first) s->order.zero.push_back(z);
+  }
+  s->order.zero_follows_pp = d.fsdp_keeps_weights_under_pp;
+}
+
+// Recompute: stated, else the framework's default (none when it has no
+// documented one) and then the heavier policies.
+void SetRecompute(const PublishedRun& run, const FrameworkDefaults& d, RunSetup* s) {
+  if (auto r = InterpretRecompute(run.parallel.recompute)) {
+    s->plan.recompute = *r;
+    s->order.recompute = {*r};
+    return;
+  }
+  s->open.recompute = true;
+  const Recompute first = d.recompute.value_or(Recompute::kNone);
+  for (Recompute r : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
+    if (static_cast<int>(r) >= static_cast<int>(first)) s->order.recompute.push_back(r);
+  }
+}
+
+// Schedule and interleaving.
+void SetSchedule(const PublishedRun& run, const FrameworkDefaults& d, RunSetup* s) {
+  const RunParallel& p = run.parallel;
+  PlanSpec& plan = s->plan;
+  const std::optional<Schedule> sched = InterpretSchedule(p.schedule);
+  s->order.schedule = d.schedule;
+  if (s->open.pp) {
+    s->open.schedule = true;
+    s->open.vpp = true;
+  } else if (plan.pp == 1) {
+    plan.schedule = Schedule::kNone;
+  } else if (p.vpp && *p.vpp > 1) {
+    plan.schedule = Schedule::kInterleaved;
+    plan.vpp = *p.vpp;
+  } else if (sched == Schedule::kInterleaved) {
+    plan.schedule = Schedule::kInterleaved;
+    s->open.vpp = true;
+  } else if (sched && *sched != Schedule::kNone) {
+    plan.schedule = *sched;
+  } else if (d.schedule) {
+    plan.schedule = *d.schedule;
+    Fill(&s->filled, "parallel.schedule",
+         std::string(ScheduleName(*d.schedule)) + DefaultNote(d, run));
+  } else {
+    s->open.schedule = true;
+    s->open.vpp = true;
+  }
+}
+
+// Stated plan fields; open ones become knobs, tried in KnobOrder.
 Status BuildPlan(const PublishedRun& run, RunSetup* s) {
   const RunParallel& p = run.parallel;
   PlanSpec& plan = s->plan;
+  s->framework = FrameworkOf(run);
+  const FrameworkDefaults d = DefaultsOf(s->framework);
   plan.tp = p.tp.value_or(1);
   plan.pp = p.pp.value_or(1);
   plan.cp = p.cp.value_or(1);
@@ -195,10 +278,14 @@ Status BuildPlan(const PublishedRun& run, RunSetup* s) {
   s->open.pp = !p.pp;
   if (!p.cp) Fill(&s->filled, "parallel.cp", "1 (context parallelism not used)");
   const bool moe = s->model.moe.has_value();
+  s->order.etp_over_tp = {0};
   if (moe) {
     plan.ep = p.ep.value_or(1);
     s->open.ep = !p.ep;
-    if (StatesExpertTpEqualsTp(run)) plan.etp = plan.tp;
+    // Megatron-Core splits each expert over the tp group unless the run
+    // sets expert_tensor_parallel_size (etp = 1 is tried second: a recipe
+    // whose expert grid the default does not divide must have set it).
+    if (d.etp_is_tp) s->order.etp_over_tp = {1, 0};
   } else if (p.ep && *p.ep > 1) {
     return InvalidInput("parallel.ep > 1 for a dense model");
   }
@@ -215,44 +302,13 @@ Status BuildPlan(const PublishedRun& run, RunSetup* s) {
                std::to_string(*p.dp) + ": " + p.other.value_or("slices or expert ranks") + ")");
     }
   }
-  // ZeRO / FSDP.
-  if (auto z = InterpretZero(p.zero)) {
-    plan.zero = z->stage;
-    if (z->stage == 3 && z->shard_group > 0 && z->shard_group < plan.dp) {
-      plan.hsdp = z->shard_group;
-    }
-  } else {
-    s->open.zero = true;
-  }
-  // Recompute.
-  if (auto r = InterpretRecompute(p.recompute)) {
-    plan.recompute = *r;
-  } else {
-    s->open.recompute = true;
-  }
+  SetZero(run, d, s);
+  SetRecompute(run, d, s);
   plan.sp = p.sp.value_or(true);
   if (!p.sp && (plan.tp > 1 || s->open.tp)) {
     Fill(&s->filled, "parallel.sp", "true (sequence parallel with tp; Megatron-Core default)");
   }
-  // Schedule and interleaving.
-  const std::optional<Schedule> sched = InterpretSchedule(p.schedule);
-  if (s->open.pp) {
-    s->open.schedule = true;
-    s->open.vpp = true;
-  } else if (plan.pp == 1) {
-    plan.schedule = Schedule::kNone;
-  } else if (p.vpp && *p.vpp > 1) {
-    plan.schedule = Schedule::kInterleaved;
-    plan.vpp = *p.vpp;
-  } else if (sched == Schedule::kInterleaved) {
-    plan.schedule = Schedule::kInterleaved;
-    s->open.vpp = true;
-  } else if (sched && *sched != Schedule::kNone) {
-    plan.schedule = *sched;
-  } else {
-    s->open.schedule = true;
-    s->open.vpp = true;
-  }
+  SetSchedule(run, d, s);
   // Micro-batch.
   if (run.micro_batch) {
     plan.mbs = *run.micro_batch;

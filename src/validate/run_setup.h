@@ -14,6 +14,31 @@
 
 namespace occam::validate {
 
+// The software a run states it ran (PublishedRun::framework).
+enum class Framework {
+  kUnstated,
+  kMegatronLm,
+  kNemo,
+  kMegatronBridge,
+  kDeepSpeed,
+  kTorchtitan,
+  kMaxText,
+  kPaxml,
+};
+Framework FrameworkOf(const PublishedRun& run);
+
+// What a framework does with a knob its configuration leaves unset (sources
+// in run_framework.cc and doc/validation.md). nullopt: no documented default.
+struct FrameworkDefaults {
+  std::optional<int> zero;                   // ZeRO stage of its data parallelism
+  std::optional<Recompute> recompute;        // activation recomputation
+  std::optional<Schedule> schedule;          // pp > 1 with no interleaving stated
+  bool etp_is_tp = false;                    // experts split over the tp group
+  bool fsdp_keeps_weights_under_pp = false;  // FSDP: no reshard after forward when pp > 1
+  std::string source;                        // "repo: file" the defaults are read from
+};
+FrameworkDefaults DefaultsOf(Framework framework);
+
 // Plan knobs the source leaves open; the validation searches them.
 struct OpenKnobs {
   bool tp = false;
@@ -26,12 +51,29 @@ struct OpenKnobs {
   bool zero = false;
 };
 
+// The order in which values of an open knob are tried: the framework's
+// default first, then the ones that need less memory (doc/validation.md,
+// "Unstated fields"). Fixed knobs hold their one value.
+struct KnobOrder {
+  std::vector<Recompute> recompute;
+  std::vector<int> zero;
+  std::vector<int64_t> etp_over_tp;  // 1: etp = tp (Megatron-Core's default), 0: etp = 1
+  // torchtitan FSDP2 (reshard_after_forward "default"): the ZeRO stage is 3
+  // without pipeline and 2 (weights kept gathered) with it.
+  bool zero_follows_pp = false;
+  // The schedule for pp > 1 when the source states none: the framework's
+  // default, or nullopt (1F1B, then interleaved with the fewest virtual stages).
+  std::optional<Schedule> schedule;
+};
+
 struct RunSetup {
   ModelSpec model;
   ClusterSpec cluster;
   JobSpec job;
   PlanSpec plan;  // stated fields; open ones hold a placeholder
   OpenKnobs open;
+  KnobOrder order;
+  Framework framework = Framework::kUnstated;
   // Per-chip micro-batch convention (MaxText per_device_batch_size): the
   // micro-batch per data-parallel rank is then global_batch / dp.
   bool per_chip_batch = false;
@@ -72,17 +114,18 @@ void Fill(std::vector<std::pair<std::string, std::string>>* filled, std::string 
           std::string how);
 
 // Framework settings (src/validate/run_framework.cc, doc/validation.md): the
-// first year 2000-2099 named in `text` as a whole word, or 0; the defaults
-// of pre-2023 frameworks for sources dated up to 2022 (attention kernel,
-// dropout, gradient-reduction overlap), recorded in `filled`; the settings a
-// run states in its notes, parallel.other or metric definition (TP comm
-// overlap, capacity factor, forced balance); and whether it states that the
-// experts are split over the tp group.
-int SourceYear(const std::string& text);
+// year of the run's `date`, or 0 when it states none; the defaults of
+// pre-2023 software for runs dated up to 2022 (attention kernel for every
+// framework; Megatron-LM's dropout and gradient-reduction timing), recorded
+// in `filled`; the settings a run states in its notes, parallel.other or
+// metric definition (TP comm overlap, capacity factor, forced balance).
+int RunYear(const PublishedRun& run);
 void SetDatedDefaults(const PublishedRun& run, JobSpec* job,
                       std::vector<std::pair<std::string, std::string>>* filled);
 void SetStatedJobSettings(const PublishedRun& run, JobSpec* job);
-bool StatesExpertTpEqualsTp(const PublishedRun& run);
+// The ZeRO stage a Megatron-family run's stated flags imply when it states
+// none (--overlap-param-gather needs the distributed optimizer), or nullopt.
+std::optional<int> ZeroImpliedByFlags(const PublishedRun& run, Framework framework);
 
 // Everything above. An error's message is the run's skip reason.
 Result<RunSetup> BuildRunSetup(const PublishedRun& run);

@@ -41,6 +41,10 @@ TEST(RunSetup, ZeroKeywords) {
   EXPECT_EQ(ici->stage, 3);
   EXPECT_EQ(ici->shard_group, 16);
   EXPECT_EQ(InterpretZero(std::string("ZeRO-3 (DeepSpeed)"))->stage, 3);
+  // Written out, and FSDP that keeps the gathered weights (ZeRO-2-like).
+  EXPECT_EQ(InterpretZero(std::string("Fully Sharded Data Parallel (PyTorch)"))->stage, 3);
+  EXPECT_EQ(InterpretZero(std::string("FSDP, no resharding after forward"))->stage, 2);
+  EXPECT_EQ(InterpretZero(std::string("FSDP (reshard_after_forward=False)"))->stage, 2);
   EXPECT_FALSE(InterpretZero(std::nullopt).has_value());
 }
 
@@ -82,9 +86,10 @@ TEST(RunSetup, MoeModelFromArch) {
   EXPECT_EQ(m->moe->num_experts, 8);
   EXPECT_EQ(m->moe->top_k, 2);
   EXPECT_EQ(m->moe->expert_ffn, 32768);
-  EXPECT_TRUE(m->gated_mlp);    // GeGLU
-  EXPECT_EQ(m->vocab, 128256);  // the recipe's Llama 3 tokenizer, stated in arch
-  EXPECT_FALSE(HasFilled(filled, "arch.vocab"));
+  EXPECT_TRUE(m->gated_mlp);  // GeGLU
+  // The source states no vocabulary size: Megatron's padded GPT-2 one, filled.
+  EXPECT_EQ(m->vocab, 51200);
+  EXPECT_TRUE(HasFilled(filled, "arch.vocab"));
 }
 
 TEST(RunSetup, SlicesFromMaxTextRuns) {

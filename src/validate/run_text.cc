@@ -40,7 +40,15 @@ std::optional<ZeroSetting> InterpretZero(const std::optional<std::string>& text)
     z.stage = 1;
     return z;
   }
-  if (Has(t, "zero-3") || Has(t, "fsdp")) {
+  // FSDP that keeps the gathered weights between forward and backward
+  // (PyTorch FSDP reshard_after_forward=False, SHARD_GRAD_OP): ZeRO-2-like.
+  const bool fsdp = Has(t, "fsdp") || Has(t, "fully sharded");
+  if (fsdp && (Has(t, "no reshard") || Has(t, "reshard_after_forward=false") ||
+               Has(t, "shard_grad_op") || Has(t, "zero-2"))) {
+    z.stage = 2;
+    return z;
+  }
+  if (Has(t, "zero-3") || fsdp) {
     z.stage = 3;
     z.shard_group = IntegerAfter(t, "fsdp=");
     if (z.shard_group == 0) z.shard_group = WayCount(t);

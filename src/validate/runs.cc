@@ -1,8 +1,11 @@
 // Strict parser of published-run files (the schema of data/runs/published.json,
-// described in doc/validation.md). Every key must be present, with its type or
+// described in doc/validation.md). Every key must be present (but `framework`
+// and `date`, which may be omitted), with its type or
 // null where the schema allows null; unknown keys are errors. Messages name
 // the origin and the key path ("runs.json: [12].parallel.tp must be an
 // integer or null (got string)").
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -85,6 +88,12 @@ class ObjectReader {
     if (v == nullptr) return "";
     if (!v->is_string()) return Fail(Path(key), "must be a string", *v), "";
     return v->get<std::string>();
+  }
+  // A key the schema lets a file omit (read as null).
+  std::optional<std::string> OmittableString(const char* key) {
+    used_.insert(key);
+    if (!status_.ok() || j_.find(key) == j_.end()) return std::nullopt;
+    return OptString(key);
   }
   std::optional<std::string> OptString(const char* key) {
     const Json* v = Get(key);
@@ -351,6 +360,37 @@ Status ParseMeasured(const Json& j, const std::string& path, std::string_view or
   return Status::Ok();
 }
 
+// `framework` one of RunFrameworkNames(); `date` "YYYY" or "YYYY-MM".
+Status CheckFrameworkAndDate(const PublishedRun& run, const std::string& path,
+                             std::string_view origin) {
+  if (run.framework) {
+    const auto& names = RunFrameworkNames();
+    if (std::find(names.begin(), names.end(), *run.framework) == names.end()) {
+      return InvalidInput(std::string(origin) + ": " + path + ".framework '" +
+                          Echo(*run.framework) +
+                          "' is not one of megatron-lm, nemo, megatron-bridge, deepspeed, "
+                          "torchtitan, maxtext, paxml (null when the source does not say)");
+    }
+  }
+  if (run.date) {
+    const std::string& d = *run.date;
+    auto digits = [&](size_t from, size_t n) {
+      for (size_t i = from; i < from + n; ++i) {
+        if (i >= d.size() || !std::isdigit(static_cast<unsigned char>(d[i]))) return false;
+      }
+      return true;
+    };
+    const bool year = d.size() == 4 && digits(0, 4);
+    const bool month = d.size() == 7 && digits(0, 4) && d[4] == '-' && digits(5, 2) &&
+                       d.substr(5, 2) >= "01" && d.substr(5, 2) <= "12";
+    if (!year && !month) {
+      return InvalidInput(std::string(origin) + ": " + path + ".date '" + Echo(d) +
+                          "' must be YYYY or YYYY-MM (the source's date) or null");
+    }
+  }
+  return Status::Ok();
+}
+
 Status ParseRun(const Json& j, const std::string& path, std::string_view origin,
                 PublishedRun* out) {
   ObjectReader r(j, path, origin);
@@ -359,6 +399,8 @@ Status ParseRun(const Json& j, const std::string& path, std::string_view origin,
   out->source = r.String("source");
   out->url = r.String("url");
   out->model = r.String("model");
+  out->framework = r.OmittableString("framework");
+  out->date = r.OmittableString("date");
   const Json* arch = r.Object("arch");
   out->params_total = r.Number("params_total");
   out->params_active = r.OptNumber("params_active");
@@ -392,6 +434,7 @@ Status ParseRun(const Json& j, const std::string& path, std::string_view origin,
                           " must be >= 1 or null (got " + std::to_string(*v) + ")");
     }
   }
+  OCCAM_RETURN_IF_ERROR(CheckFrameworkAndDate(*out, path, origin));
   OCCAM_RETURN_IF_ERROR(ParseArch(*arch, path + ".arch", origin, &out->arch));
   OCCAM_RETURN_IF_ERROR(ParseParallel(*parallel, path + ".parallel", origin, &out->parallel));
   return ParseMeasured(*measured, path + ".measured", origin, &out->measured);
@@ -412,6 +455,12 @@ PublishedRun UnreadableRun(const Json& j, const std::string& path, const std::st
 }
 
 }  // namespace
+
+const std::vector<std::string_view>& RunFrameworkNames() {
+  static const std::vector<std::string_view> kNames = {
+      "megatron-lm", "nemo", "megatron-bridge", "deepspeed", "torchtitan", "maxtext", "paxml"};
+  return kNames;
+}
 
 std::string_view MetricKindName(MetricKind kind) {
   switch (kind) {

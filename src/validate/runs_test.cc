@@ -85,6 +85,36 @@ TEST(Runs, MissingKeyIsAnError) {
   EXPECT_NE(msg.find("[0].measured.kind is missing"), std::string::npos) << msg;
 }
 
+TEST(Runs, FrameworkAndDateMayBeOmittedButNotMisspelt) {
+  // Omitted: read as not stated.
+  auto omitted = ParseRuns(EditedFirstRun([](nlohmann::json& r) {
+                             r.erase("framework");
+                             r.erase("date");
+                           }),
+                           "runs.json");
+  ASSERT_TRUE(omitted.ok()) << omitted.status().message();
+  EXPECT_TRUE((*omitted)[0].unreadable.empty()) << (*omitted)[0].unreadable;
+  EXPECT_FALSE((*omitted)[0].framework.has_value());
+  EXPECT_FALSE((*omitted)[0].date.has_value());
+  // Stated: one of the known frameworks, a YYYY or YYYY-MM date.
+  auto stated = ParseRuns(EditedFirstRun([](nlohmann::json& r) {
+                            r["framework"] = "torchtitan";
+                            r["date"] = "2024-12";
+                          }),
+                          "runs.json");
+  ASSERT_TRUE(stated.ok());
+  EXPECT_EQ((*stated)[0].framework, "torchtitan");
+  EXPECT_EQ((*stated)[0].date, "2024-12");
+  const std::string fw = UnreadableMessage([](nlohmann::json& r) { r["framework"] = "Megatron"; });
+  EXPECT_NE(fw.find("[0].framework 'Megatron' is not one of"), std::string::npos) << fw;
+  for (const char* bad : {"2024-13", "24-01", "Dec 2024", "2024-1"}) {
+    const std::string msg = UnreadableMessage([&](nlohmann::json& r) { r["date"] = bad; });
+    EXPECT_NE(msg.find("[0].date"), std::string::npos) << bad << ": " << msg;
+  }
+  const std::string type = UnreadableMessage([](nlohmann::json& r) { r["date"] = 2024; });
+  EXPECT_NE(type.find("[0].date must be a string or null"), std::string::npos) << type;
+}
+
 TEST(Runs, UnknownMetricKindListsTheKinds) {
   const std::string msg =
       UnreadableMessage([](nlohmann::json& r) { r["measured"]["kind"] = "furlongs"; });

@@ -3,10 +3,12 @@
 // once, and its prediction under another calibration.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "occam/spec.h"
@@ -15,6 +17,13 @@
 #include "validate/run_setup.h"
 
 namespace occam::validate {
+
+// Decoder layers on the first and last of `pp` pipeline ranks of `v` chunks
+// each as Megatron-LM splits `layers`: evenly when pp*v divides them, else
+// the uneven ends its rules allow with the most layers, no end above a
+// middle rank, the ends as close as possible, the last the smaller on a tie.
+// nullopt when no split exists (validate.cc; doc/validation.md).
+std::optional<std::pair<int64_t, int64_t>> MegatronEnds(int64_t layers, int64_t pp, int64_t v);
 
 // Chip family of a chip_key: a100, h100, h800, h200, or the key itself.
 std::string FamilyOf(std::string_view chip_key);

@@ -17,12 +17,15 @@ namespace {
 // rounded up. See doc/validation.md § "Results".
 // Re-based when the bundled set grew from 118 to 145 runs (27 measured MoE
 // runs of Megatron-Bridge and tpu-recipes; the 107 runs predicted before
-// keep their predictions): 5.1% / 20.3% on the old set, 6.9% / 39.4% now.
-// The out-of-sample gate is src/validate/validate_cv_test.cc.
-constexpr double kMaxMedianError = 0.070;
-constexpr double kMaxP90Error = 0.395;
+// keep their predictions): 5.1% / 20.3% on the old set, 6.9% / 39.4% then.
+// Re-based when unstated knobs came from the frameworks' defaults and the
+// first layout that fits instead of the fastest (issue 14): 6.35% / 39.4%,
+// two runs more skipped (no layout fits). The out-of-sample gate is
+// src/validate/validate_cv_test.cc.
+constexpr double kMaxMedianError = 0.064;
+constexpr double kMaxP90Error = 0.394;
 constexpr double kMaxKorthikantiMeanError = 0.0365;  // the acceptance bound
-constexpr int64_t kMaxSkipped = 11;
+constexpr int64_t kMaxSkipped = 13;
 
 const ValidationReport& Report() {
   static const ValidationReport report = [] {
