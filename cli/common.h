@@ -47,6 +47,8 @@ struct JobFlags {
   bool no_grad_overlap = false;
   bool tp_comm_overlap = false;
   bool no_moe_host_sync = false;
+  std::string optimizer_moments;  // "fp32" or "bf16"
+  bool fp8_moe_cache = false;
 };
 void AddJobFlags(CLI::App& cmd, JobFlags& flags);
 Result<JobSpec> BuildJob(const JobFlags& flags);

@@ -83,6 +83,23 @@ struct ActivationWork {
   // divided by tp with sequence parallelism).
   double op_tp = 0;
   double op_seq = 0;
+  // What each module of Megatron-LM's --recompute-modules discards (bytes
+  // per token at 16 bits, in the region named; the *_fp8 part is what FP8
+  // already stores at 1 byte instead of 2 and is counted in fp8_* above):
+  double norm_out_seq = 0, norm_out_seq_fp8 = 0;  // layernorm: the two norm outputs
+  double up_proj_tp = 0;                          // mla_up_proj: q, k, v after up-projection
+  double lse_tp = 0;                              // core_attn (flash): fp32 log-sum-exp
+  double mlp_tp = 0, mlp_tp_fp8 = 0;              // mlp / shared_experts: the MLP's inner tensors
+  double act_out_copy = 0, act_out_copy_fp8 = 0;  // moe_act: activation output per copy
+  double act_in_copy = 0;  // the activation's inputs per copy (gate and up outputs)
+  double router_seq = 0;   // moe: the fp32 router probabilities
+};
+
+// Memory savers beside the recompute policy (doc/cost-model.md §3).
+struct ActivationSavers {
+  unsigned recompute_modules = 0;  // Recompute::kModules: recompute_module bits
+  unsigned offload_modules = 0;    // offload_module bits: moved to host memory
+  bool fp8_moe_cache = false;      // SwiGLU inputs of routed experts kept in FP8
 };
 
 // One transformer block kind (dense-MLP block or MoE block).
@@ -100,6 +117,13 @@ struct BlockWork {
   double score_bytes_fwd = 0;
   double score_bytes_bwd = 0;
   ActivationWork act;
+  // Forward FLOPs per token of the MLA up-projections (q and kv), which the
+  // mla_up_proj recompute module re-runs; 0 without MLA.
+  double up_proj_flops = 0;
+  // Memory-bound bytes per token of the two norms (forward) and per routed
+  // copy of the experts' activation: what layernorm and moe_act re-run.
+  double norm_ew_bytes = 0;
+  double act_ew_copy_bytes = 0;
   int64_t params_dense = 0;   // parameters of the block outside routed experts
   int64_t params_expert = 0;  // routed experts of the block (all of them)
   // Forward FLOPs per token of the whole block, all experts' share included.
@@ -214,5 +238,22 @@ double BlockActivationBytes(const BlockWork& block, const ModelWork& model, doub
 double BlockActivationBytes(const BlockWork& block, const ModelWork& model, double tokens,
                             double seq_len, int64_t tp, bool sp, Recompute recompute, double lambda,
                             Precision precision);
+// As above with the memory savers: Recompute::kModules drops the tensors of
+// the modules named, FP8 caching halves the routed SwiGLU inputs, offload
+// moves the named per-copy tensors to host memory.
+double BlockActivationBytes(const BlockWork& block, const ModelWork& model, double tokens,
+                            double seq_len, int64_t tp, bool sp, Recompute recompute, double lambda,
+                            Precision precision, const ActivationSavers& savers);
+// Bytes per micro-batch of one block that offload moves to host (and back).
+double OffloadedActivationBytes(const BlockWork& block, const ModelWork& model, double tokens,
+                                int64_t tp, double lambda, Precision precision,
+                                const ActivationSavers& savers);
+// The largest module's tensors of one block, rebuilt at a time in backward
+// under Recompute::kModules.
+double ModuleRecomputeWorkBytes(const BlockWork& block, double tokens, int64_t tp, bool sp,
+                                double lambda, unsigned modules);
+
+// Training state per parameter for the job's optimizer precision.
+StateBytesPerParam TrainingStateBytes(bool bf16_optimizer_moments);
 
 }  // namespace occam

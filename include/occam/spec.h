@@ -107,6 +107,10 @@ struct ChipSpec {
   // (Megatron-Core token_dispatcher.py cuda_sync_point), so the kernels the
   // host launches after it are not queued ahead. Seconds; 0 = none.
   double moe_dispatch_host_s = 0;
+  // Host link, one direction, per chip: what activation offload to host
+  // memory moves at (PCIe Gen5 x16, NVLink-C2C). 0 = not stated: the chip
+  // cannot offload (plan field offload is refused).
+  BytesPerSecond host_link_bandwidth;
 };
 
 // -------------------------------------------------------------- cluster ---
@@ -205,6 +209,16 @@ struct JobSpec {
   // breakdown item. false: a sync-free dispatch (static shapes, e.g. padded
   // to capacity, under CUDA graphs).
   bool moe_host_sync = true;
+  // Adam's two moments in BF16 beside the FP32 master weight (DeepSeek-V3
+  // arXiv:2412.19437 §3.3.2; Megatron-LM --use-precision-aware-optimizer
+  // --exp-avg-dtype bf16 --exp-avg-sq-dtype bf16): 4 + 2 + 2 bytes of
+  // optimizer state per parameter instead of 12. Job key
+  // optimizer_moments: fp32 | bf16.
+  bool bf16_optimizer_moments = false;
+  // FP8 training caches the routed experts' SwiGLU inputs in FP8 for the
+  // backward (DeepSeek-V3 §3.3.3 "Low-Precision Storage"): 1 byte instead of
+  // 2 per element. Job key fp8_moe_cache; only with precision fp8.
+  bool fp8_moe_cache = false;
   int64_t global_batch_tokens() const { return seq_len * global_batch_seqs; }
 };
 
@@ -230,6 +244,13 @@ struct PlanSpec {
   int64_t hsdp = 0;  // >0: shard weights/optimizer over this many dp ranks, replicate across
   int64_t mbs = 1;   // micro-batch size in sequences
   Recompute recompute = Recompute::kNone;
+  // recompute == kModules: the recompute_module bits (plan string
+  // "recompute=layernorm+moe_act"); 0 otherwise.
+  unsigned recompute_modules = 0;
+  // Activation offload to host memory (Megatron-LM
+  // --fine-grained-activation-offloading --offload-modules): offload_module
+  // bits; plan string "offload=expert_fc1+moe_act". 0 = none.
+  unsigned offload_modules = 0;
   Schedule schedule = Schedule::kNone;
   bool sp = true;  // sequence parallel alongside tp
   // Expert-parallel all-to-all overlap without DualPipe (EpOverlap):

@@ -67,6 +67,12 @@ int64_t AddMla(const ModelSpec& m, BlockWork& b) {
   b.act.replicated += kAct * static_cast<double>(2 * x.kv_lora_rank + x.qk_rope_head_dim);
   b.act.tp_sharded += kAct * static_cast<double>(2 * a * dqk + 2 * a * x.v_head_dim);
   b.act.fp8_tp_sharded += static_cast<double>(a * x.v_head_dim);  // out-projection input
+  // mla_up_proj discards q, k and v as the up-projections and RoPE leave
+  // them and re-runs those projections from the kept latents.
+  b.act.up_proj_tp = kAct * static_cast<double>(2 * a * dqk + a * x.v_head_dim);
+  b.up_proj_flops =
+      2.0 * static_cast<double>(x.kv_lora_rank * a * (x.qk_nope_head_dim + x.v_head_dim));
+  if (x.q_lora_rank > 0) b.up_proj_flops += 2.0 * static_cast<double>(x.q_lora_rank * a * dqk);
   b.elementwise_bytes += 2.0 * kAct * static_cast<double>(x.kv_lora_rank);
   b.elementwise_bytes += 2.0 * kAct * static_cast<double>((a + 1) * x.qk_rope_head_dim);
   return p;
@@ -83,6 +89,7 @@ void AddAttentionCore(const ModelSpec& m, double span, const ActivationOptions& 
   b.attn_core.io = a * (2.0 * dqk + 2.0 * dv);  // q, k, v in; o out
   if (o.flash_attention) {
     b.act.tp_sharded += kFp32Bytes * a;  // fp32 log-sum-exp per head (FlashAttention-2 §3.1)
+    b.act.lse_tp = kFp32Bytes * a;
     return;
   }
   // softmax output 2as (+ dropout mask as + dropout output 2as): Korthikanti Table 1.
@@ -145,15 +152,25 @@ int64_t AddMoe(const ModelSpec& m, BlockWork& b) {
   const int64_t h = m.hidden;
   int64_t p = 0;
   for (int64_t i = 0; i < e.num_shared_experts; ++i) {
-    p += AddMlp(m, e.shared_expert_ffn, false, b.mlp, &b.act.tp_sharded, &b.act.fp8_tp_sharded,
+    p += AddMlp(m, e.shared_expert_ffn, false, b.mlp, &b.act.mlp_tp, &b.act.mlp_tp_fp8,
                 &b.elementwise_bytes);
   }
+  b.act.tp_sharded += b.act.mlp_tp;
+  b.act.fp8_tp_sharded += b.act.mlp_tp_fp8;
   p += AddMatmul(b.router, h, e.num_experts, e.router_bias);
-  b.act.seq_region += kFp32Bytes * static_cast<double>(e.num_experts);  // fp32 router probabilities
+  b.act.router_seq = kFp32Bytes * static_cast<double>(e.num_experts);  // fp32 router probabilities
+  b.act.seq_region += b.act.router_seq;
   b.elementwise_bytes += 8.0 * static_cast<double>(e.num_experts);
   double ew_copy = 0;
   const int64_t one = AddMlp(m, e.expert_ffn, e.expert_bias, b.expert, &b.act.per_expert_copy,
                              &b.act.fp8_per_expert_copy, &ew_copy);
+  // The activation's output is the second expert GEMM's input (moe_act
+  // discards it); its inputs are the first GEMM's outputs.
+  const double fe = static_cast<double>(e.expert_ffn);
+  b.act.act_out_copy = kAct * fe;
+  b.act.act_out_copy_fp8 = kFp8Bytes * fe;
+  b.act.act_in_copy = kAct * fe * (m.gated_mlp ? 2.0 : 1.0);
+  b.act_ew_copy_bytes = ew_copy;
   // Dispatched input and expert output per routed copy; permute + unpermute.
   // The dispatched input is the first expert GEMM's input.
   b.act.per_expert_copy += 2.0 * kAct * static_cast<double>(h);
@@ -186,8 +203,10 @@ BlockWork BuildBlock(const ModelSpec& model, bool moe, double span,
   if (moe) {
     p += AddMoe(model, b);
   } else {
-    p += AddMlp(model, model.ffn_hidden, model.mlp_bias, b.mlp, &b.act.tp_sharded,
-                &b.act.fp8_tp_sharded, &b.elementwise_bytes);
+    p += AddMlp(model, model.ffn_hidden, model.mlp_bias, b.mlp, &b.act.mlp_tp, &b.act.mlp_tp_fp8,
+                &b.elementwise_bytes);
+    b.act.tp_sharded += b.act.mlp_tp;
+    b.act.fp8_tp_sharded += b.act.mlp_tp_fp8;
   }
   b.params_dense = p;
   OpSacKept(model, b);
@@ -198,6 +217,11 @@ BlockWork BuildBlock(const ModelSpec& model, bool moe, double span,
   // GEMMs' inputs: 1 byte each under FP8 (an MoE block's MLP input feeds the
   // 16-bit router; its dispatched copies are counted per expert copy).
   b.act.fp8_seq_region += (moe ? 1.0 : 2.0) * kFp8Bytes * h;
+  // layernorm discards the two norm outputs (the attention and MLP inputs)
+  // and re-runs both norms: read and write h each.
+  b.act.norm_out_seq = kAct * 2.0 * h;
+  b.act.norm_out_seq_fp8 = (moe ? 1.0 : 2.0) * kFp8Bytes * h;
+  b.norm_ew_bytes = kAct * 2.0 * 2.0 * h;
   // Two norms (read + write h) and two residual adds (read 2h, write h).
   b.elementwise_bytes += kAct * (2.0 * 2.0 * h + 2.0 * 3.0 * h);
   // Two hidden dropouts (attention and MLP outputs): read and write h, write a

@@ -158,6 +158,22 @@ void StepArgs(const Ctx& c, const PlanSpec& p, Args& a) {
   if (p.recompute == Recompute::kSelective || p.recompute == Recompute::kSelectiveOp) {
     a.Add("--recompute-granularity", "selective");
   }
+  if (p.recompute == Recompute::kModules) {
+    a.Add("--recompute-granularity", "selective");
+    std::string modules = RecomputeModulesName(p.recompute_modules);
+    for (char& ch : modules) {
+      if (ch == '+') ch = ' ';
+    }
+    a.Add("--recompute-modules", modules);
+  }
+  if (p.offload_modules != 0) {
+    std::string modules = OffloadModulesName(p.offload_modules);
+    for (char& ch : modules) {
+      if (ch == '+') ch = ' ';
+    }
+    a.Add("--fine-grained-activation-offloading");
+    a.Add("--offload-modules", modules);
+  }
   if (p.recompute == Recompute::kFull) {
     a.Add("--recompute-granularity", "full");
     a.Add("--recompute-method", "uniform");

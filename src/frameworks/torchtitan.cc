@@ -121,6 +121,15 @@ namespace {
 
 // Schedules, stages and micro-batches.
 void TitanPipelineProblems(const Ctx& c, const PlanSpec& p, std::vector<std::string>& out) {
+  if (p.recompute == Recompute::kModules) {
+    out.push_back(
+        "torchtitan has no module list to recompute (activation_checkpoint: full, selective op "
+        "or layer, memory budget); recompute=" +
+        RecomputeModulesName(p.recompute_modules) + " is Megatron-LM's --recompute-modules");
+  }
+  if (p.offload_modules != 0) {
+    out.push_back("torchtitan offloads activations only in its experimental graph trainer");
+  }
   if (p.schedule == Schedule::kZbH1) {
     out.push_back(
         "torchtitan has no single-stage zero-bubble schedule (ZB-H1); its zero-bubble "

@@ -188,10 +188,11 @@ Result<JobSpec> ParseJob(std::string_view text, std::string_view origin) {
   const spec::Node root(doc, std::string(origin), "");
   OCCAM_RETURN_IF_ERROR(root.CheckKeys({"job"}));
   OCCAM_ASSIGN_OR_RETURN(spec::Node n, root.Object("job"));
-  OCCAM_RETURN_IF_ERROR(n.CheckKeys(
-      {"seq_len", "global_batch_seqs", "global_batch_tokens", "precision", "balance",
-       "moe_imbalance", "capacity_factor", "memory_headroom", "attention", "dropout",
-       "overlap_grad_reduce", "tp_comm_overlap", "fused_cross_entropy", "moe_host_sync"}));
+  OCCAM_RETURN_IF_ERROR(
+      n.CheckKeys({"seq_len", "global_batch_seqs", "global_batch_tokens", "precision", "balance",
+                   "moe_imbalance", "capacity_factor", "memory_headroom", "attention", "dropout",
+                   "overlap_grad_reduce", "tp_comm_overlap", "fused_cross_entropy", "moe_host_sync",
+                   "optimizer_moments", "fp8_moe_cache"}));
   JobSpec job;
   OCCAM_ASSIGN_OR_RETURN(job.seq_len, spec::IntAtLeast(n, "seq_len", 1));
   if (n.Has("global_batch_seqs") == n.Has("global_batch_tokens")) {
@@ -234,6 +235,15 @@ Result<JobSpec> ParseJob(std::string_view text, std::string_view origin) {
   OCCAM_ASSIGN_OR_RETURN(job.tp_comm_overlap, n.Bool("tp_comm_overlap", false));
   OCCAM_ASSIGN_OR_RETURN(job.fused_cross_entropy, n.Bool("fused_cross_entropy", true));
   OCCAM_ASSIGN_OR_RETURN(job.moe_host_sync, n.Bool("moe_host_sync", true));
+  OCCAM_ASSIGN_OR_RETURN(std::string moments, n.String("optimizer_moments", "fp32"));
+  if (moments != "fp32" && moments != "bf16") {
+    return n.Error("optimizer_moments", "must be fp32 or bf16 (got " + Echo(moments) + ")");
+  }
+  job.bf16_optimizer_moments = moments == "bf16";
+  OCCAM_ASSIGN_OR_RETURN(job.fp8_moe_cache, n.Bool("fp8_moe_cache", false));
+  if (job.fp8_moe_cache && job.precision != Precision::kFp8) {
+    return n.Error("fp8_moe_cache", "caches FP8 copies and needs precision: fp8");
+  }
   OCCAM_RETURN_IF_ERROR(ValidateJob(job, origin));
   return job;
 }

@@ -250,9 +250,11 @@ MemoryBreakdown DeviceMemory(const PlanContext& c, const PlanSegs& segs, const D
   const PlanSpec& p = *c.plan;
   const double shard_d = static_cast<double>(c.fsdp_dense.size);
   const double shard_e = static_cast<double>(std::max<int64_t>(c.fsdp_expert.size, 1));
-  const StateMemory a = ShardedState(dev.params_dense, p.zero,
-                                     p.zero >= 3 ? shard_d : static_cast<double>(c.dense_dp.size));
-  const StateMemory b = ShardedState(dev.params_expert, p.zero, shard_e);
+  const StateBytesPerParam state = TrainingStateBytes(c.job->bf16_optimizer_moments);
+  const StateMemory a =
+      ShardedState(dev.params_dense, p.zero,
+                   p.zero >= 3 ? shard_d : static_cast<double>(c.dense_dp.size), state);
+  const StateMemory b = ShardedState(dev.params_expert, p.zero, shard_e, state);
   MemoryBreakdown mem;
   mem.weights = a.weights + b.weights;
   mem.grads = a.grads + b.grads;
@@ -380,8 +382,13 @@ DeviceSweep AllDevices(const StepModel::Impl& impl, const PlanSpec& plan, const 
                                dev.params_expert /
                                    static_cast<double>(std::max<int64_t>(c.fsdp_expert.size, 1))
                          : dev.params_dense + dev.params_expert;
-      opt = std::max(
-          opt, MemoryBoundTime(impl.cluster.chip, kAdamUpdateTrafficBytesPerParam * owned).value());
+      // Adam's update reads the gradient, master and moments, writes them
+      // back and the 16-bit weight (kAdamUpdateTrafficBytesPerParam with the
+      // job's moment precision).
+      const double traffic = kGradBytesPerParam +
+                             2 * TrainingStateBytes(impl.job.bf16_optimizer_moments).optimizer +
+                             kWeightBytesPerParam;
+      opt = std::max(opt, MemoryBoundTime(impl.cluster.chip, traffic * owned).value());
       if (keyed && n_seen < seen.size()) {
         seen[n_seen] = Seen{key, dev, t, held};
         repeat = &seen[n_seen++];
