@@ -112,6 +112,9 @@ void AddJobFlags(CLI::App& cmd, JobFlags& f) {
   cmd.add_flag("--fp8-moe-cache", f.fp8_moe_cache,
                "keep the routed experts' SwiGLU inputs in FP8 for the backward (needs "
                "--precision fp8; DeepSeek-V3 §3.3.3)");
+  cmd.add_flag("--moe-probs-in-activation", f.moe_probs_in_activation,
+               "routing probabilities applied on the experts' activation output (Megatron-Core): "
+               "a routed copy keeps no expert output");
 }
 
 void AddSearchFlags(CLI::App& cmd, SearchFlags& f) {
@@ -397,6 +400,7 @@ Result<JobSpec> BuildJob(const JobFlags& f) {
     }
     job.bf16_optimizer_moments = f.optimizer_moments == "bf16";
   }
+  if (f.moe_probs_in_activation) job.moe_probs_in_activation = true;
   if (f.fp8_moe_cache) {
     if (job.precision != Precision::kFp8) {
       return InvalidInput("--fp8-moe-cache: caches FP8 copies and needs --precision fp8");

@@ -134,6 +134,8 @@ struct BlockWork {
 struct ActivationOptions {
   bool dropout = false;         // store dropout masks (GPT-2/-3 era; no current config uses it)
   bool flash_attention = true;  // scores are recomputed in backward, not stored (Dao et al. 2022)
+  // JobSpec::moe_probs_in_activation: the routed copy keeps no expert output.
+  bool moe_probs_in_activation = false;
 };
 
 // The options a job implies (JobSpec::attention, JobSpec::dropout).

@@ -219,6 +219,15 @@ struct JobSpec {
   // backward (DeepSeek-V3 §3.3.3 "Low-Precision Storage"): 1 byte instead of
   // 2 per element. Job key fp8_moe_cache; only with precision fp8.
   bool fp8_moe_cache = false;
+  // Where the routing probabilities multiply the routed copies. true: inside
+  // the experts, on the activation output (Megatron-Core
+  // megatron/core/transformer/moe/experts.py activation_func_with_probs;
+  // the combine's unpermute then takes no probabilities), so a copy keeps its
+  // dispatched input and fp32 probability but no expert output. false: after
+  // (or before) the experts, a second h-wide tensor per copy kept for the
+  // probability's gradient (torchtitan score_before_experts). Job key
+  // moe_probs_in_activation.
+  bool moe_probs_in_activation = false;
   int64_t global_batch_tokens() const { return seq_len * global_batch_seqs; }
 };
 

@@ -147,7 +147,7 @@ void OpSacKept(const ModelSpec& m, BlockWork& b) {
   b.act.op_seq = kAct * static_cast<double>(m.hidden);
 }
 
-int64_t AddMoe(const ModelSpec& m, BlockWork& b) {
+int64_t AddMoe(const ModelSpec& m, const ActivationOptions& o, BlockWork& b) {
   const MoeSpec& e = *m.moe;
   const int64_t h = m.hidden;
   int64_t p = 0;
@@ -172,8 +172,12 @@ int64_t AddMoe(const ModelSpec& m, BlockWork& b) {
   b.act.act_in_copy = kAct * fe * (m.gated_mlp ? 2.0 : 1.0);
   b.act_ew_copy_bytes = ew_copy;
   // Dispatched input and expert output per routed copy; permute + unpermute.
-  // The dispatched input is the first expert GEMM's input.
-  b.act.per_expert_copy += 2.0 * kAct * static_cast<double>(h);
+  // The dispatched input is the first expert GEMM's input. With the routing
+  // probability applied on the activation output (Megatron-Core experts.py
+  // activation_func_with_probs) the unpermute keeps nothing and the copy
+  // keeps its fp32 probability instead of the expert output.
+  b.act.per_expert_copy += o.moe_probs_in_activation ? kAct * static_cast<double>(h) + kFp32Bytes
+                                                     : 2.0 * kAct * static_cast<double>(h);
   b.act.fp8_per_expert_copy += kFp8Bytes * static_cast<double>(h);
   b.top_k = static_cast<double>(e.top_k);
   b.elementwise_bytes += b.top_k * (ew_copy + 4.0 * kAct * static_cast<double>(h));
@@ -201,7 +205,7 @@ BlockWork BuildBlock(const ModelSpec& model, bool moe, double span,
   p += model.attention.kind == AttentionKind::kMla ? AddMla(model, b) : AddGqa(model, b);
   AddAttentionCore(model, span, options, b);
   if (moe) {
-    p += AddMoe(model, b);
+    p += AddMoe(model, options, b);
   } else {
     p += AddMlp(model, model.ffn_hidden, model.mlp_bias, b.mlp, &b.act.mlp_tp, &b.act.mlp_tp_fp8,
                 &b.elementwise_bytes);

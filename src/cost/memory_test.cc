@@ -225,6 +225,22 @@ TEST(Memory, Fp8MoeCacheAndOffload) {
               moved, 1e-3);
 }
 
+// Megatron-Core applies the routing probability on the experts' activation
+// output: a routed copy keeps its dispatched input and fp32 probability, not
+// the expert output (h at 2 B).
+TEST(Memory, ProbsInActivationKeepNoExpertOutput) {
+  const ModelSpec m = testing::Mixtral8x7B();
+  ActivationOptions in;
+  in.moe_probs_in_activation = true;
+  const ModelWork after = BuildModelWork(m, 4096);
+  const ModelWork inside = BuildModelWork(m, 4096, in);
+  const double t = 4096, h = 4096, k = 2, lambda = 1.2;
+  const double a = BlockActivationBytes(after.moe, after, t, t, 1, true, Recompute::kNone, lambda);
+  const double b =
+      BlockActivationBytes(inside.moe, inside, t, t, 1, true, Recompute::kNone, lambda);
+  EXPECT_NEAR(a - b, t * k * lambda * (2 * h - 4), 1e-3);
+}
+
 // BF16 Adam moments beside the FP32 master (DeepSeek-V3 §3.3.2): 4 + 2 + 2.
 TEST(Memory, Bf16MomentsShrinkTheOptimizerState) {
   const double p = 1e9, d = 16;

@@ -192,7 +192,7 @@ Result<JobSpec> ParseJob(std::string_view text, std::string_view origin) {
       n.CheckKeys({"seq_len", "global_batch_seqs", "global_batch_tokens", "precision", "balance",
                    "moe_imbalance", "capacity_factor", "memory_headroom", "attention", "dropout",
                    "overlap_grad_reduce", "tp_comm_overlap", "fused_cross_entropy", "moe_host_sync",
-                   "optimizer_moments", "fp8_moe_cache"}));
+                   "optimizer_moments", "fp8_moe_cache", "moe_probs_in_activation"}));
   JobSpec job;
   OCCAM_ASSIGN_OR_RETURN(job.seq_len, spec::IntAtLeast(n, "seq_len", 1));
   if (n.Has("global_batch_seqs") == n.Has("global_batch_tokens")) {
@@ -241,6 +241,7 @@ Result<JobSpec> ParseJob(std::string_view text, std::string_view origin) {
   }
   job.bf16_optimizer_moments = moments == "bf16";
   OCCAM_ASSIGN_OR_RETURN(job.fp8_moe_cache, n.Bool("fp8_moe_cache", false));
+  OCCAM_ASSIGN_OR_RETURN(job.moe_probs_in_activation, n.Bool("moe_probs_in_activation", false));
   if (job.fp8_moe_cache && job.precision != Precision::kFp8) {
     return n.Error("fp8_moe_cache", "caches FP8 copies and needs precision: fp8");
   }

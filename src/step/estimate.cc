@@ -184,6 +184,11 @@ void AddAssumptions(Estimate& e, const StepModel::Impl& impl, const PlanSpec& pl
                               : "optimizer: mixed-precision Adam, 2 B weight + 4 B fp32 grad + 12 "
                                 "B fp32 state per parameter") +
               ", ZeRO stage " + std::to_string(plan.zero));
+  if (impl.job.moe_probs_in_activation && impl.model.moe) {
+    a.push_back(
+        "moe routing probabilities applied on the experts' activation output: a routed "
+        "copy keeps no expert output");
+  }
   if (impl.job.fp8_moe_cache) {
     a.push_back("fp8 moe cache: the routed experts' SwiGLU inputs kept in FP8 for the backward");
   }
