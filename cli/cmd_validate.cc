@@ -25,6 +25,9 @@ Status RunValidate(const ValidateFlags& f, CommandOutput& output) {
   std::vector<PublishedRun> runs;
   if (f.runs_file.empty()) {
     OCCAM_ASSIGN_OR_RETURN(runs, BundledRuns());
+    // The bundled measured-memory runs are scored beside the throughput ones.
+    OCCAM_ASSIGN_OR_RETURN(std::vector<PublishedRun> memory, BundledMemoryRuns());
+    runs.insert(runs.end(), memory.begin(), memory.end());
   } else {
     OCCAM_ASSIGN_OR_RETURN(std::string text, ReadInputFile(f.runs_file));
     OCCAM_ASSIGN_OR_RETURN(runs, ParseRuns(text, f.runs_file));

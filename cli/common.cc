@@ -107,6 +107,14 @@ void AddJobFlags(CLI::App& cmd, JobFlags& f) {
                "tensor-parallel collectives pipelined with their GEMMs (Megatron-LM flag)");
   cmd.add_flag("--no-moe-host-sync", f.no_moe_host_sync,
                "MoE token dispatch without a device-to-host sync per layer (static shapes)");
+  cmd.add_option("--optimizer-moments", f.optimizer_moments,
+                 "Adam moment precision: fp32 (default) or bf16 (DeepSeek-V3 §3.3.2)");
+  cmd.add_flag("--fp8-moe-cache", f.fp8_moe_cache,
+               "keep the routed experts' SwiGLU inputs in FP8 for the backward (needs "
+               "--precision fp8; DeepSeek-V3 §3.3.3)");
+  cmd.add_flag("--moe-probs-in-activation", f.moe_probs_in_activation,
+               "routing probabilities applied on the experts' activation output (Megatron-Core): "
+               "a routed copy keeps no expert output");
 }
 
 void AddSearchFlags(CLI::App& cmd, SearchFlags& f) {
@@ -385,6 +393,20 @@ Result<JobSpec> BuildJob(const JobFlags& f) {
   if (f.no_grad_overlap) job.overlap_grad_reduce = false;
   if (f.tp_comm_overlap) job.tp_comm_overlap = true;
   if (f.no_moe_host_sync) job.moe_host_sync = false;
+  if (!f.optimizer_moments.empty()) {
+    if (f.optimizer_moments != "fp32" && f.optimizer_moments != "bf16") {
+      return InvalidInput("--optimizer-moments: '" + Echo(f.optimizer_moments) +
+                          "' is not fp32 or bf16");
+    }
+    job.bf16_optimizer_moments = f.optimizer_moments == "bf16";
+  }
+  if (f.moe_probs_in_activation) job.moe_probs_in_activation = true;
+  if (f.fp8_moe_cache) {
+    if (job.precision != Precision::kFp8) {
+      return InvalidInput("--fp8-moe-cache: caches FP8 copies and needs --precision fp8");
+    }
+    job.fp8_moe_cache = true;
+  }
   // Every value was checked above with its flag's name; this checks the rest.
   OCCAM_RETURN_IF_ERROR(ValidateJob(job, f.job_file.empty() ? "job flags" : f.job_file));
   return job;

@@ -47,6 +47,9 @@ struct JobFlags {
   bool no_grad_overlap = false;
   bool tp_comm_overlap = false;
   bool no_moe_host_sync = false;
+  std::string optimizer_moments;  // "fp32" or "bf16"
+  bool fp8_moe_cache = false;
+  bool moe_probs_in_activation = false;
 };
 void AddJobFlags(CLI::App& cmd, JobFlags& flags);
 Result<JobSpec> BuildJob(const JobFlags& flags);

@@ -42,6 +42,7 @@ struct GemmWork {
   double flops = 0;    // sum of 2*m*n*k over the group's matmuls, divided by tokens
   double weights = 0;  // weight elements the group reads (one expert for kExperts)
   double io = 0;       // activation elements read + written per token (k + n per matmul)
+  double outputs = 0;  // output elements per token (n per matmul)
   // The group's distinct matmul shapes (equal shapes merged), for the width
   // term of the GEMM efficiency: small = min(n, k), large = max(n, k); a
   // parallel split of d ranks divides the larger one (Megatron-LM column /
@@ -75,6 +76,30 @@ struct ActivationWork {
   double fp8_tp_sharded = 0;
   double fp8_seq_region = 0;
   double fp8_per_expert_copy = 0;
+  // Kept under operator-level selective checkpointing (Recompute::
+  // kSelectiveOp, torchtitan's "op" policy): every second matmul output,
+  // taken as half of the block's matmul outputs, the attention output and
+  // fp32 log-sum-exp (op_tp, divided by tp), the block input (op_seq,
+  // divided by tp with sequence parallelism).
+  double op_tp = 0;
+  double op_seq = 0;
+  // What each module of Megatron-LM's --recompute-modules discards (bytes
+  // per token at 16 bits, in the region named; the *_fp8 part is what FP8
+  // already stores at 1 byte instead of 2 and is counted in fp8_* above):
+  double norm_out_seq = 0, norm_out_seq_fp8 = 0;  // layernorm: the two norm outputs
+  double up_proj_tp = 0;                          // mla_up_proj: q, k, v after up-projection
+  double lse_tp = 0;                              // core_attn (flash): fp32 log-sum-exp
+  double mlp_tp = 0, mlp_tp_fp8 = 0;              // mlp / shared_experts: the MLP's inner tensors
+  double act_out_copy = 0, act_out_copy_fp8 = 0;  // moe_act: activation output per copy
+  double act_in_copy = 0;  // the activation's inputs per copy (gate and up outputs)
+  double router_seq = 0;   // moe: the fp32 router probabilities
+};
+
+// Memory savers beside the recompute policy (doc/cost-model.md §3).
+struct ActivationSavers {
+  unsigned recompute_modules = 0;  // Recompute::kModules: recompute_module bits
+  unsigned offload_modules = 0;    // offload_module bits: moved to host memory
+  bool fp8_moe_cache = false;      // SwiGLU inputs of routed experts kept in FP8
 };
 
 // One transformer block kind (dense-MLP block or MoE block).
@@ -92,6 +117,13 @@ struct BlockWork {
   double score_bytes_fwd = 0;
   double score_bytes_bwd = 0;
   ActivationWork act;
+  // Forward FLOPs per token of the MLA up-projections (q and kv), which the
+  // mla_up_proj recompute module re-runs; 0 without MLA.
+  double up_proj_flops = 0;
+  // Memory-bound bytes per token of the two norms (forward) and per routed
+  // copy of the experts' activation: what layernorm and moe_act re-run.
+  double norm_ew_bytes = 0;
+  double act_ew_copy_bytes = 0;
   int64_t params_dense = 0;   // parameters of the block outside routed experts
   int64_t params_expert = 0;  // routed experts of the block (all of them)
   // Forward FLOPs per token of the whole block, all experts' share included.
@@ -102,6 +134,8 @@ struct BlockWork {
 struct ActivationOptions {
   bool dropout = false;         // store dropout masks (GPT-2/-3 era; no current config uses it)
   bool flash_attention = true;  // scores are recomputed in backward, not stored (Dao et al. 2022)
+  // JobSpec::moe_probs_in_activation: the routed copy keeps no expert output.
+  bool moe_probs_in_activation = false;
 };
 
 // The options a job implies (JobSpec::attention, JobSpec::dropout).
@@ -184,7 +218,15 @@ struct StateBytesPerParam {
 struct StateMemory {
   Bytes weights, grads, optimizer;
 };
+// Under ZeRO-3 / FSDP the state per parameter is FullyShardedStateBytes(b):
+// an fp32 weight shard that is its own master, the gradient, Adam m and v.
 StateMemory ShardedState(double params, int zero, double shard, const StateBytesPerParam& b = {});
+StateBytesPerParam FullyShardedStateBytes(const StateBytesPerParam& b);
+
+// The loss's working set at its peak beyond `held_logit_bytes` of kept
+// logits (16-bit logits + fp32 log-softmax, 6 B per logit): its
+// log-softmax backward holds three fp32 tensors, 12 B per logit.
+double LossTransientBytes(double held_logit_bytes);
 
 // Stored activations of one block for one micro-batch on one chip, bytes.
 // tokens = b*s/cp on this chip's sequence shard; `lambda` scales the routed
@@ -198,5 +240,22 @@ double BlockActivationBytes(const BlockWork& block, const ModelWork& model, doub
 double BlockActivationBytes(const BlockWork& block, const ModelWork& model, double tokens,
                             double seq_len, int64_t tp, bool sp, Recompute recompute, double lambda,
                             Precision precision);
+// As above with the memory savers: Recompute::kModules drops the tensors of
+// the modules named, FP8 caching halves the routed SwiGLU inputs, offload
+// moves the named per-copy tensors to host memory.
+double BlockActivationBytes(const BlockWork& block, const ModelWork& model, double tokens,
+                            double seq_len, int64_t tp, bool sp, Recompute recompute, double lambda,
+                            Precision precision, const ActivationSavers& savers);
+// Bytes per micro-batch of one block that offload moves to host (and back).
+double OffloadedActivationBytes(const BlockWork& block, const ModelWork& model, double tokens,
+                                int64_t tp, double lambda, Precision precision,
+                                const ActivationSavers& savers);
+// The largest module's tensors of one block, rebuilt at a time in backward
+// under Recompute::kModules.
+double ModuleRecomputeWorkBytes(const BlockWork& block, double tokens, int64_t tp, bool sp,
+                                double lambda, unsigned modules);
+
+// Training state per parameter for the job's optimizer precision.
+StateBytesPerParam TrainingStateBytes(bool bf16_optimizer_moments);
 
 }  // namespace occam

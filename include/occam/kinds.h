@@ -29,7 +29,38 @@ enum class BalanceMethod {
   kNone,           // no balancing
 };
 
-enum class Recompute { kNone, kSelective, kFull };
+// kSelectiveOp: operator-level selective checkpointing as torchtitan's "op"
+// policy runs it (every second matmul output, the attention output and the
+// block input kept; element-wise ops and the other matmuls recomputed).
+// kModules: Megatron-LM's module-level selective recompute
+// (--recompute-granularity selective --recompute-modules ...,
+// megatron/core/transformer/transformer_config.py): the modules named in
+// the plan's RecomputeModules mask discard their tensors after forward and
+// rebuild them in backward.
+enum class Recompute { kNone, kSelective, kFull, kSelectiveOp, kModules };
+
+// The modules of Megatron-LM's --recompute-modules, one bit each. Plan
+// strings join their names with '+': "recompute=layernorm+mla_up_proj+moe_act".
+namespace recompute_module {
+inline constexpr unsigned kCoreAttn = 1u << 0;       // core attention (checkpointed)
+inline constexpr unsigned kMlaUpProj = 1u << 1;      // MLA up-projections and RoPE
+inline constexpr unsigned kLayernorm = 1u << 2;      // input and pre-MLP norms
+inline constexpr unsigned kMoeAct = 1u << 3;         // the routed experts' activation
+inline constexpr unsigned kMlp = 1u << 4;            // a dense block's MLP
+inline constexpr unsigned kSharedExperts = 1u << 5;  // an MoE block's shared experts
+inline constexpr unsigned kMoe = 1u << 6;            // the whole MoE layer
+}  // namespace recompute_module
+
+// Tensors Megatron-LM's fine-grained activation offloading moves to host
+// memory (--offload-modules; docs/user-guide/features/
+// fine_grained_activation_offloading.md): the routed experts' first GEMM
+// input and the SwiGLU input. Plan strings join them with '+'.
+namespace offload_module {
+inline constexpr unsigned kExpertFc1 = 1u << 0;  // dispatched input of each routed copy
+inline constexpr unsigned kMoeAct = 1u << 1;     // the experts' activation input
+}  // namespace offload_module
+std::string OffloadModulesName(unsigned modules);
+std::optional<unsigned> ParseOffloadModules(std::string_view text);
 
 enum class Precision { kBf16, kFp8 };
 
@@ -70,6 +101,14 @@ std::string_view BalanceMethodName(BalanceMethod m);
 std::optional<BalanceMethod> ParseBalanceMethodName(std::string_view name);
 std::string_view RecomputeName(Recompute r);
 std::optional<Recompute> ParseRecomputeName(std::string_view name);
+// "layernorm+moe_act" for a module mask (the names of Megatron-LM's
+// --recompute-modules, in the order of recompute_module); empty for 0.
+std::string RecomputeModulesName(unsigned modules);
+// The mask of a '+'-joined module list; nullopt if a name is unknown or the
+// list is empty.
+std::optional<unsigned> ParseRecomputeModules(std::string_view text);
+// "core_attn, mla_up_proj, ...": every module name.
+std::string RecomputeModuleNames();
 std::string_view PrecisionName(Precision p);
 std::optional<Precision> ParsePrecisionName(std::string_view name);
 std::string_view EpOverlapName(EpOverlap o);

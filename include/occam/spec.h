@@ -107,6 +107,10 @@ struct ChipSpec {
   // (Megatron-Core token_dispatcher.py cuda_sync_point), so the kernels the
   // host launches after it are not queued ahead. Seconds; 0 = none.
   double moe_dispatch_host_s = 0;
+  // Host link, one direction, per chip: what activation offload to host
+  // memory moves at (PCIe Gen5 x16, NVLink-C2C). 0 = not stated: the chip
+  // cannot offload (plan field offload is refused).
+  BytesPerSecond host_link_bandwidth;
 };
 
 // -------------------------------------------------------------- cluster ---
@@ -174,6 +178,12 @@ struct JobSpec {
   double capacity_factor = 0.0;
   // Fraction of HBM kept free (allocator fragmentation, workspace).
   double memory_headroom = 0.05;
+  // The loss's cross entropy runs fused (Megatron-Core's vocab-parallel
+  // cross entropy, Transformer Engine's): its peak stays at the kept 16-bit
+  // logits + fp32 log-softmax. false: PyTorch's cross_entropy on
+  // pred.float() (torchtitan components/loss.py), whose log-softmax backward
+  // holds three fp32 copies of the logits (doc/cost-model.md §3).
+  bool fused_cross_entropy = true;
   // Attention kernel: FlashAttention, or the materialised score matrix of
   // pre-2023 frameworks (kinds.h).
   AttentionImpl attention = AttentionImpl::kFlash;
@@ -210,6 +220,25 @@ struct JobSpec {
   // exposed (DeepSpeed's overlap_comm default false of 2021, synchronous
   // gathers of a module's parameters).
   bool fsdp_overlap = true;
+  // Adam's two moments in BF16 beside the FP32 master weight (DeepSeek-V3
+  // arXiv:2412.19437 §3.3.2; Megatron-LM --use-precision-aware-optimizer
+  // --exp-avg-dtype bf16 --exp-avg-sq-dtype bf16): 4 + 2 + 2 bytes of
+  // optimizer state per parameter instead of 12. Job key
+  // optimizer_moments: fp32 | bf16.
+  bool bf16_optimizer_moments = false;
+  // FP8 training caches the routed experts' SwiGLU inputs in FP8 for the
+  // backward (DeepSeek-V3 §3.3.3 "Low-Precision Storage"): 1 byte instead of
+  // 2 per element. Job key fp8_moe_cache; only with precision fp8.
+  bool fp8_moe_cache = false;
+  // Where the routing probabilities multiply the routed copies. true: inside
+  // the experts, on the activation output (Megatron-Core
+  // megatron/core/transformer/moe/experts.py activation_func_with_probs;
+  // the combine's unpermute then takes no probabilities), so a copy keeps its
+  // dispatched input and fp32 probability but no expert output. false: after
+  // (or before) the experts, a second h-wide tensor per copy kept for the
+  // probability's gradient (torchtitan score_before_experts). Job key
+  // moe_probs_in_activation.
+  bool moe_probs_in_activation = false;
   int64_t global_batch_tokens() const { return seq_len * global_batch_seqs; }
 };
 
@@ -235,6 +264,13 @@ struct PlanSpec {
   int64_t hsdp = 0;  // >0: shard weights/optimizer over this many dp ranks, replicate across
   int64_t mbs = 1;   // micro-batch size in sequences
   Recompute recompute = Recompute::kNone;
+  // recompute == kModules: the recompute_module bits (plan string
+  // "recompute=layernorm+moe_act"); 0 otherwise.
+  unsigned recompute_modules = 0;
+  // Activation offload to host memory (Megatron-LM
+  // --fine-grained-activation-offloading --offload-modules): offload_module
+  // bits; plan string "offload=expert_fc1+moe_act". 0 = none.
+  unsigned offload_modules = 0;
   Schedule schedule = Schedule::kNone;
   bool sp = true;  // sequence parallel alongside tp
   // Expert-parallel all-to-all overlap without DualPipe (EpOverlap):

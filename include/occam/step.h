@@ -19,9 +19,10 @@ struct MemoryBreakdown {
   Bytes weights;
   Bytes grads;
   Bytes optimizer;
-  Bytes activations;
-  Bytes other;  // communication buffers, workspace, MoE capacity headroom
-  Bytes total() const { return weights + grads + optimizer + activations + other; }
+  Bytes activations;  // stored activations of the micro-batches in flight
+  Bytes logits;       // head device: kept logits + the loss's fp32 working copy
+  Bytes other;        // communication buffers, workspace, MoE capacity headroom
+  Bytes total() const { return weights + grads + optimizer + activations + logits + other; }
 };
 
 // One line of the time breakdown.

@@ -75,6 +75,8 @@ enum class MetricKind {
   kMfuPct,                      // model FLOPs utilization in percent
   kTokensPerSPerChip,           // training tokens per second per chip
   kChipHoursPerTrillionTokens,  // chip-hours to train on 1e12 tokens
+  kMemoryPerChipBytes,          // peak device memory per chip, bytes (measured.definition says
+                                // which counter: PyTorch max allocated / max reserved, ...)
 };
 std::string_view MetricKindName(MetricKind kind);  // the run-file spelling
 std::optional<MetricKind> ParseMetricKind(std::string_view name);
@@ -132,6 +134,8 @@ const std::vector<std::string_view>& RunFrameworkNames();
 Result<std::vector<PublishedRun>> ParseRuns(std::string_view text, std::string_view origin);
 // The runs bundled with occam (data/runs/published.json, compiled in).
 Result<std::vector<PublishedRun>> BundledRuns();
+// The bundled measured-memory runs (data/runs/memory.json, compiled in).
+Result<std::vector<PublishedRun>> BundledMemoryRuns();
 
 // ---------------------------------------------------------- validation ---
 
@@ -154,6 +158,15 @@ struct RunValidation {
   bool held_out = false;  // excluded from calibration fits (IsHeldOut)
   double predicted_step_time_s = 0;
   std::string bottleneck;
+  // Memory runs (kind memory_per_chip_bytes): occam's breakdown on the device
+  // the measurement refers to (term -> bytes, before the conversion to the
+  // measured counter), that device's HBM, and whether occam judges the
+  // stated layout to fit it (predicted in-use bytes <= HBM).
+  std::vector<std::pair<std::string, double>> memory_terms;
+  double memory_capacity_bytes = 0;
+  bool memory_fits = true;
+  std::string memory_definition;  // "max reserved", "max allocated"
+  std::string source_document;    // the run's url (the memory folds' key)
 };
 
 // Absolute relative error statistics over a set of runs.
@@ -177,6 +190,12 @@ struct ValidationReport {
   // "korthikanti2022_"), when present.
   std::optional<ErrorStats> korthikanti;
   int64_t skipped = 0;
+  // Memory runs (kind memory_per_chip_bytes), scored apart from the
+  // throughput runs above (whose statistics leave them out): "memory all",
+  // then by chip family, dense/moe and counter. `memory_not_fit` lists the
+  // memory runs occam judges not to fit though their source ran them.
+  std::vector<ErrorStats> memory;
+  std::vector<std::string> memory_not_fit;
 };
 
 // One calibration value tried instead of the catalog's, for calibration
@@ -201,6 +220,11 @@ struct ValidateOptions {
   bool search_unstated = true;
   std::vector<CalibrationOverride> overrides;
   int threads = 0;  // cross-validation workers; 0 = one per hardware thread
+  // Memory runs measured as PyTorch max reserved: the caching allocator's
+  // reserved bytes above those in use, as a fraction of the bytes in use
+  // (doc/validation.md, "Memory per chip"). The cross-validation fits it
+  // per fold on the other documents' runs.
+  double memory_reserved_overhead = 0.0;
 };
 
 // Deterministic split for calibration: a run is held out of the fit when the

@@ -39,10 +39,12 @@ constexpr std::array<std::pair<std::string_view, BalanceMethod>, 5> kBalance = {
     {"none", BalanceMethod::kNone},
 }};
 
-constexpr std::array<std::pair<std::string_view, Recompute>, 3> kRecompute = {{
+constexpr std::array<std::pair<std::string_view, Recompute>, 5> kRecompute = {{
     {"none", Recompute::kNone},
     {"selective", Recompute::kSelective},
     {"full", Recompute::kFull},
+    {"selective_op", Recompute::kSelectiveOp},
+    {"modules", Recompute::kModules},
 }};
 
 constexpr std::array<std::pair<std::string_view, Precision>, 2> kPrecision = {{
@@ -110,6 +112,68 @@ std::optional<TorusMapping> ParseTorusMappingName(std::string_view n) {
 std::string_view AttentionImplName(AttentionImpl a) { return NameOf(kAttention, a); }
 std::optional<AttentionImpl> ParseAttentionImplName(std::string_view n) {
   return Lookup(kAttention, n);
+}
+
+namespace {
+constexpr std::array<std::pair<std::string_view, unsigned>, 7> kModules = {{
+    {"core_attn", recompute_module::kCoreAttn},
+    {"mla_up_proj", recompute_module::kMlaUpProj},
+    {"layernorm", recompute_module::kLayernorm},
+    {"moe_act", recompute_module::kMoeAct},
+    {"mlp", recompute_module::kMlp},
+    {"shared_experts", recompute_module::kSharedExperts},
+    {"moe", recompute_module::kMoe},
+}};
+constexpr std::array<std::pair<std::string_view, unsigned>, 2> kOffload = {{
+    {"expert_fc1", offload_module::kExpertFc1},
+    {"moe_act", offload_module::kMoeAct},
+}};
+
+template <size_t N>
+std::string MaskName(const std::array<std::pair<std::string_view, unsigned>, N>& table,
+                     unsigned modules) {
+  std::string s;
+  for (const auto& [n, bit] : table) {
+    if ((modules & bit) == 0) continue;
+    if (!s.empty()) s += '+';
+    s += n;
+  }
+  return s;
+}
+
+template <size_t N>
+std::optional<unsigned> ParseMask(const std::array<std::pair<std::string_view, unsigned>, N>& table,
+                                  std::string_view text) {
+  unsigned mask = 0;
+  while (!text.empty()) {
+    const size_t plus = text.find('+');
+    const std::string_view name = text.substr(0, plus);
+    const std::optional<unsigned> bit = Lookup(table, name);
+    if (!bit) return std::nullopt;
+    mask |= *bit;
+    if (plus == std::string_view::npos) break;
+    text.remove_prefix(plus + 1);
+    if (text.empty()) return std::nullopt;
+  }
+  if (mask == 0) return std::nullopt;
+  return mask;
+}
+
+}  // namespace
+
+std::string RecomputeModulesName(unsigned modules) { return MaskName(kModules, modules); }
+std::optional<unsigned> ParseRecomputeModules(std::string_view text) {
+  return ParseMask(kModules, text);
+}
+std::string OffloadModulesName(unsigned modules) { return MaskName(kOffload, modules); }
+std::optional<unsigned> ParseOffloadModules(std::string_view text) {
+  return ParseMask(kOffload, text);
+}
+
+std::string RecomputeModuleNames() {
+  std::string s;
+  for (const auto& [n, bit] : kModules) s += (s.empty() ? "" : ", ") + std::string(n);
+  return s;
 }
 
 bool ScheduleInterleavesBackward(Schedule s) { return TraitsOf(s).interleaves_backward; }

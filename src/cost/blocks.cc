@@ -21,6 +21,7 @@ int64_t AddMatmul(GemmWork& g, int64_t in, int64_t out, bool bias) {
   g.weights += static_cast<double>(in) * static_cast<double>(out);
   g.io += static_cast<double>(in + out);
   g.AddShape(static_cast<double>(in), static_cast<double>(out));
+  g.outputs += static_cast<double>(out);
   return in * out + (bias ? out : 0);
 }
 
@@ -66,6 +67,12 @@ int64_t AddMla(const ModelSpec& m, BlockWork& b) {
   b.act.replicated += kAct * static_cast<double>(2 * x.kv_lora_rank + x.qk_rope_head_dim);
   b.act.tp_sharded += kAct * static_cast<double>(2 * a * dqk + 2 * a * x.v_head_dim);
   b.act.fp8_tp_sharded += static_cast<double>(a * x.v_head_dim);  // out-projection input
+  // mla_up_proj discards q, k and v as the up-projections and RoPE leave
+  // them and re-runs those projections from the kept latents.
+  b.act.up_proj_tp = kAct * static_cast<double>(2 * a * dqk + a * x.v_head_dim);
+  b.up_proj_flops =
+      2.0 * static_cast<double>(x.kv_lora_rank * a * (x.qk_nope_head_dim + x.v_head_dim));
+  if (x.q_lora_rank > 0) b.up_proj_flops += 2.0 * static_cast<double>(x.q_lora_rank * a * dqk);
   b.elementwise_bytes += 2.0 * kAct * static_cast<double>(x.kv_lora_rank);
   b.elementwise_bytes += 2.0 * kAct * static_cast<double>((a + 1) * x.qk_rope_head_dim);
   return p;
@@ -82,6 +89,7 @@ void AddAttentionCore(const ModelSpec& m, double span, const ActivationOptions& 
   b.attn_core.io = a * (2.0 * dqk + 2.0 * dv);  // q, k, v in; o out
   if (o.flash_attention) {
     b.act.tp_sharded += kFp32Bytes * a;  // fp32 log-sum-exp per head (FlashAttention-2 §3.1)
+    b.act.lse_tp = kFp32Bytes * a;
     return;
   }
   // softmax output 2as (+ dropout mask as + dropout output 2as): Korthikanti Table 1.
@@ -121,23 +129,55 @@ int64_t AddMlp(const ModelSpec& m, int64_t f, bool bias, GemmWork& g, double* ac
   return p;
 }
 
-int64_t AddMoe(const ModelSpec& m, BlockWork& b) {
+// Operator-level selective checkpointing (torchtitan's "op" policy,
+// torchtitan/parallelisms/parallelize_llama.py _save_list at commit 9dec370:
+// the outputs of aten.mm except every second one, of the SDPA kernels and of
+// reduce-scatter are saved; the rest is recomputed in backward). Kept per
+// token: half of the outputs of the block's matmuls (the alternation's mean;
+// the router's included), the attention output (a*d_v) and its fp32
+// log-sum-exp, and the block's input. Routed experts (grouped GEMMs) keep
+// their per-copy tensors as under selective recompute.
+void OpSacKept(const ModelSpec& m, BlockWork& b) {
+  const AttentionSpec& at = m.attention;
+  const double a = static_cast<double>(at.num_heads);
+  const double dv =
+      static_cast<double>(at.kind == AttentionKind::kMla ? at.mla.v_head_dim : at.head_dim);
+  const double outputs = b.attn_proj.outputs + b.mlp.outputs + b.router.outputs;
+  b.act.op_tp = kAct * (0.5 * outputs + a * dv) + kFp32Bytes * a;
+  b.act.op_seq = kAct * static_cast<double>(m.hidden);
+}
+
+int64_t AddMoe(const ModelSpec& m, const ActivationOptions& o, BlockWork& b) {
   const MoeSpec& e = *m.moe;
   const int64_t h = m.hidden;
   int64_t p = 0;
   for (int64_t i = 0; i < e.num_shared_experts; ++i) {
-    p += AddMlp(m, e.shared_expert_ffn, false, b.mlp, &b.act.tp_sharded, &b.act.fp8_tp_sharded,
+    p += AddMlp(m, e.shared_expert_ffn, false, b.mlp, &b.act.mlp_tp, &b.act.mlp_tp_fp8,
                 &b.elementwise_bytes);
   }
+  b.act.tp_sharded += b.act.mlp_tp;
+  b.act.fp8_tp_sharded += b.act.mlp_tp_fp8;
   p += AddMatmul(b.router, h, e.num_experts, e.router_bias);
-  b.act.seq_region += kFp32Bytes * static_cast<double>(e.num_experts);  // fp32 router probabilities
+  b.act.router_seq = kFp32Bytes * static_cast<double>(e.num_experts);  // fp32 router probabilities
+  b.act.seq_region += b.act.router_seq;
   b.elementwise_bytes += 8.0 * static_cast<double>(e.num_experts);
   double ew_copy = 0;
   const int64_t one = AddMlp(m, e.expert_ffn, e.expert_bias, b.expert, &b.act.per_expert_copy,
                              &b.act.fp8_per_expert_copy, &ew_copy);
+  // The activation's output is the second expert GEMM's input (moe_act
+  // discards it); its inputs are the first GEMM's outputs.
+  const double fe = static_cast<double>(e.expert_ffn);
+  b.act.act_out_copy = kAct * fe;
+  b.act.act_out_copy_fp8 = kFp8Bytes * fe;
+  b.act.act_in_copy = kAct * fe * (m.gated_mlp ? 2.0 : 1.0);
+  b.act_ew_copy_bytes = ew_copy;
   // Dispatched input and expert output per routed copy; permute + unpermute.
-  // The dispatched input is the first expert GEMM's input.
-  b.act.per_expert_copy += 2.0 * kAct * static_cast<double>(h);
+  // The dispatched input is the first expert GEMM's input. With the routing
+  // probability applied on the activation output (Megatron-Core experts.py
+  // activation_func_with_probs) the unpermute keeps nothing and the copy
+  // keeps its fp32 probability instead of the expert output.
+  b.act.per_expert_copy += o.moe_probs_in_activation ? kAct * static_cast<double>(h) + kFp32Bytes
+                                                     : 2.0 * kAct * static_cast<double>(h);
   b.act.fp8_per_expert_copy += kFp8Bytes * static_cast<double>(h);
   b.top_k = static_cast<double>(e.top_k);
   b.elementwise_bytes += b.top_k * (ew_copy + 4.0 * kAct * static_cast<double>(h));
@@ -165,12 +205,15 @@ BlockWork BuildBlock(const ModelSpec& model, bool moe, double span,
   p += model.attention.kind == AttentionKind::kMla ? AddMla(model, b) : AddGqa(model, b);
   AddAttentionCore(model, span, options, b);
   if (moe) {
-    p += AddMoe(model, b);
+    p += AddMoe(model, options, b);
   } else {
-    p += AddMlp(model, model.ffn_hidden, model.mlp_bias, b.mlp, &b.act.tp_sharded,
-                &b.act.fp8_tp_sharded, &b.elementwise_bytes);
+    p += AddMlp(model, model.ffn_hidden, model.mlp_bias, b.mlp, &b.act.mlp_tp, &b.act.mlp_tp_fp8,
+                &b.elementwise_bytes);
+    b.act.tp_sharded += b.act.mlp_tp;
+    b.act.fp8_tp_sharded += b.act.mlp_tp_fp8;
   }
   b.params_dense = p;
+  OpSacKept(model, b);
   // Outside the tp region: two norm inputs, attention and MLP inputs
   // (Korthikanti Table 1: 2sbh each), and two dropout masks (sbh each).
   b.act.seq_region += kAct * 4.0 * h + (options.dropout ? 2.0 * h : 0.0);
@@ -178,6 +221,11 @@ BlockWork BuildBlock(const ModelSpec& model, bool moe, double span,
   // GEMMs' inputs: 1 byte each under FP8 (an MoE block's MLP input feeds the
   // 16-bit router; its dispatched copies are counted per expert copy).
   b.act.fp8_seq_region += (moe ? 1.0 : 2.0) * kFp8Bytes * h;
+  // layernorm discards the two norm outputs (the attention and MLP inputs)
+  // and re-runs both norms: read and write h each.
+  b.act.norm_out_seq = kAct * 2.0 * h;
+  b.act.norm_out_seq_fp8 = (moe ? 1.0 : 2.0) * kFp8Bytes * h;
+  b.norm_ew_bytes = kAct * 2.0 * 2.0 * h;
   // Two norms (read + write h) and two residual adds (read 2h, write h).
   b.elementwise_bytes += kAct * (2.0 * 2.0 * h + 2.0 * 3.0 * h);
   // Two hidden dropouts (attention and MLP outputs): read and write h, write a

@@ -5,13 +5,29 @@
 // over, t tokens of the micro-batch on this chip's sequence shard (b*s/cp),
 // s sequence length, tp tensor parallel, k top-k, lambda routing imbalance.
 // Sources: doc/cost-model.md §3.
+#include <algorithm>
+
 #include "occam/cost.h"
 
 namespace occam {
 
-StateMemory ShardedState(double params, int zero, double shard, const StateBytesPerParam& b) {
+StateBytesPerParam FullyShardedStateBytes(const StateBytesPerParam& b) {
+  // Fully sharded state keeps no separate 16-bit weight: PyTorch FSDP2
+  // stores the sharded parameter in fp32 and casts to 16 bits only in the
+  // all-gather (MixedPrecisionPolicy, torch.distributed.fsdp docs), so the
+  // fp32 shard is the master weight and the optimizer adds Adam m and v.
+  // The ZeRO paper's stage 3 (arXiv:1910.02054 §3.1, 2 + 2 + K = 16 bytes
+  // per parameter with K = 12) totals the same 16 bytes.
+  StateBytesPerParam f = b;
+  f.weight = kFp32Bytes;
+  f.optimizer = b.optimizer - kFp32Bytes;
+  return f;
+}
+
+StateMemory ShardedState(double params, int zero, double shard, const StateBytesPerParam& given) {
   // ZeRO stages (Rajbhandari et al. 2020 arXiv:1910.02054 §5): 1 shards the
   // optimizer state, 2 also the gradients, 3 also the weights.
+  const StateBytesPerParam b = zero >= 3 ? FullyShardedStateBytes(given) : given;
   const double d = shard > 1 ? shard : 1;
   StateMemory m;
   m.weights = Bytes(b.weight * params / (zero >= 3 ? d : 1.0));
@@ -30,7 +46,9 @@ double BlockActivationBytes(const BlockWork& block, const ModelWork& model, doub
     return tokens * kActivationBytes * static_cast<double>(model.hidden) / seq_div;
   }
   const ActivationWork& a = block.act;
-  double bytes = tokens * (a.tp_sharded / t + a.seq_region / seq_div + a.replicated);
+  double bytes = recompute == Recompute::kSelectiveOp
+                     ? tokens * (a.op_tp / t + a.op_seq / seq_div)
+                     : tokens * (a.tp_sharded / t + a.seq_region / seq_div + a.replicated);
   // Routed copies: k per token, spread over the tp ranks (sequence shards)
   // and scaled by the imbalance of the most loaded rank.
   bytes += tokens * block.top_k / t * a.per_expert_copy * lambda;
@@ -46,6 +64,12 @@ double BlockActivationBytes(const BlockWork& block, const ModelWork& model, doub
       BlockActivationBytes(block, model, tokens, seq_len, tp, sp, recompute, lambda);
   // Full recompute keeps only the block input, which is no GEMM input.
   if (precision != Precision::kFp8 || recompute == Recompute::kFull) return bf16;
+  // Operator-level checkpointing keeps matmul outputs, not the GEMM inputs
+  // Transformer Engine casts; only routed copies keep their FP8 inputs.
+  if (recompute == Recompute::kSelectiveOp) {
+    const double t = static_cast<double>(tp > 0 ? tp : 1);
+    return bf16 - tokens * block.top_k / t * block.act.fp8_per_expert_copy * lambda;
+  }
   // Transformer Engine keeps the FP8 cast of each GEMM input for the weight
   // gradient instead of the 16-bit tensor (DeepSeek-V3 arXiv:2412.19437
   // §3.3.3 "cache the activations in FP8"); same divisors as above.
@@ -54,6 +78,130 @@ double BlockActivationBytes(const BlockWork& block, const ModelWork& model, doub
   const double saved = tokens * (a.fp8_tp_sharded / t + a.fp8_seq_region / (sp ? t : 1.0) +
                                  block.top_k / t * a.fp8_per_expert_copy * lambda);
   return bf16 - saved;
+}
+
+namespace {
+
+// Bytes per token a block's tensors take at the job's precision: the 16-bit
+// size, less what FP8 already stores at 1 byte.
+double Stored(double bf16, double fp8_saving, Precision p) {
+  return p == Precision::kFp8 ? bf16 - fp8_saving : bf16;
+}
+
+// The savers' drops for one block and micro-batch, each module apart, so
+// that the total and the largest (rebuilt at a time) come from one place.
+struct SaverDrops {
+  double modules[7] = {};  // by recompute_module bit index
+  double fp8_cache = 0;
+  double offload = 0;
+  double ModulesTotal() const {
+    double x = 0;
+    for (double v : modules) x += v;
+    return x;
+  }
+};
+
+SaverDrops Drops(const BlockWork& block, double hidden, double tokens, int64_t tp, bool sp,
+                 double lambda, Precision precision, unsigned r, const ActivationSavers& sv) {
+  namespace rm = recompute_module;
+  const ActivationWork& a = block.act;
+  const double t = static_cast<double>(tp > 0 ? tp : 1);
+  const double seq_div = sp ? t : 1.0;
+  const double copies = tokens * block.top_k / t * lambda;
+  const bool moe = block.top_k > 0;
+  const bool fp8 = precision == Precision::kFp8;
+  SaverDrops d;
+  // Megatron-LM --recompute-modules (transformer_config.py): core_attn
+  // checkpoints the attention core (its score tensors are dropped by the
+  // caller; here the fp32 log-sum-exp); layernorm, mla_up_proj and moe_act
+  // discard their outputs; mlp, shared_experts and moe checkpoint their
+  // module and keep only its input.
+  if (r & rm::kCoreAttn) d.modules[0] = tokens * a.lse_tp / t;
+  if (r & rm::kMlaUpProj) d.modules[1] = tokens * a.up_proj_tp / t;
+  if (r & rm::kLayernorm) {
+    d.modules[2] = tokens * Stored(a.norm_out_seq, a.norm_out_seq_fp8, precision) / seq_div;
+  }
+  const double mlp = tokens * Stored(a.mlp_tp, a.mlp_tp_fp8, precision) / t;
+  if (!moe && (r & rm::kMlp)) d.modules[4] = mlp;
+  if (moe && (r & rm::kMoe)) {
+    d.modules[6] = mlp + copies * Stored(a.per_expert_copy, a.fp8_per_expert_copy, precision) +
+                   tokens * a.router_seq / seq_div;
+    return d;  // the whole layer is rebuilt: nothing of it is kept to cache or offload
+  }
+  if (moe && (r & rm::kSharedExperts)) d.modules[5] = mlp;
+  if (moe && (r & rm::kMoeAct)) {
+    d.modules[3] = copies * Stored(a.act_out_copy, a.act_out_copy_fp8, precision);
+  }
+  if (!moe) return d;
+  // DeepSeek-V3 §3.3.3: the SwiGLU inputs of the routed experts are cached
+  // in FP8 (1 byte instead of 2) for the backward.
+  const bool cache = fp8 && sv.fp8_moe_cache;
+  const double act_in = cache ? a.act_in_copy * kFp8Bytes / kActivationBytes : a.act_in_copy;
+  if (cache) d.fp8_cache = copies * (a.act_in_copy - act_in);
+  // Offload (Megatron-LM fine-grained activation offloading): expert_fc1
+  // moves each copy's dispatched input (the first expert GEMM's input, FP8
+  // under FP8), moe_act the activation's input.
+  if (sv.offload_modules & offload_module::kExpertFc1) {
+    d.offload += copies * hidden * (fp8 ? kFp8Bytes : kActivationBytes);
+  }
+  if (sv.offload_modules & offload_module::kMoeAct) d.offload += copies * act_in;
+  return d;
+}
+
+}  // namespace
+
+double BlockActivationBytes(const BlockWork& block, const ModelWork& model, double tokens,
+                            double seq_len, int64_t tp, bool sp, Recompute recompute, double lambda,
+                            Precision precision, const ActivationSavers& savers) {
+  const bool modules = recompute == Recompute::kModules;
+  const unsigned r = modules ? savers.recompute_modules : 0;
+  // core_attn drops the attention-score tensors as selective recompute does.
+  const Recompute base = !modules                                 ? recompute
+                         : (r & recompute_module::kCoreAttn) != 0 ? Recompute::kSelective
+                                                                  : Recompute::kNone;
+  const double bytes =
+      BlockActivationBytes(block, model, tokens, seq_len, tp, sp, base, lambda, precision);
+  if (recompute == Recompute::kFull) return bytes;
+  const SaverDrops d =
+      Drops(block, static_cast<double>(model.hidden), tokens, tp, sp, lambda, precision, r, savers);
+  return std::max(0.0, bytes - d.ModulesTotal() - d.fp8_cache - d.offload);
+}
+
+double OffloadedActivationBytes(const BlockWork& block, const ModelWork& model, double tokens,
+                                int64_t tp, double lambda, Precision precision,
+                                const ActivationSavers& savers) {
+  return Drops(block, static_cast<double>(model.hidden), tokens, tp, false, lambda, precision, 0,
+               savers)
+      .offload;
+}
+
+double ModuleRecomputeWorkBytes(const BlockWork& block, double tokens, int64_t tp, bool sp,
+                                double lambda, unsigned modules) {
+  const SaverDrops d =
+      Drops(block, 0.0, tokens, tp, sp, lambda, Precision::kBf16, modules, ActivationSavers{});
+  double most = 0;
+  for (double v : d.modules) most = std::max(most, v);
+  return most;
+}
+
+StateBytesPerParam TrainingStateBytes(bool bf16_optimizer_moments) {
+  StateBytesPerParam b;
+  // FP32 master weight + Adam m and v, the moments in BF16 where the recipe
+  // says so (DeepSeek-V3 arXiv:2412.19437 §3.3.2).
+  if (bf16_optimizer_moments) b.optimizer = kFp32Bytes + 2 * kBf16Bytes;
+  return b;
+}
+
+double LossTransientBytes(double held_logit_bytes) {
+  // The loss works in fp32 on the logits (PyTorch cross_entropy on
+  // pred.float(), torchtitan components/loss.py; Megatron-Core's
+  // vocab-parallel cross entropy likewise casts to fp32). Its peak is the
+  // log-softmax backward (aten _log_softmax_backward_data): the saved fp32
+  // log-softmax, the incoming fp32 gradient and the fp32 gradient it
+  // produces, 3 x 4 = 12 bytes per logit, against the 2 + 4 bytes held
+  // between forward and backward: 6 bytes per logit more.
+  const double held = kActivationBytes + kFp32Bytes;
+  return held_logit_bytes * (3.0 * kFp32Bytes - held) / held;
 }
 
 }  // namespace occam

@@ -15,8 +15,11 @@ TEST(Memory, DistributedOptimizerBytesPerParam) {
   EXPECT_DOUBLE_EQ((m.weights + m.grads + m.optimizer).value(), p * (6 + 12 / d));
   const StateMemory none = ShardedState(p, 0, d);
   EXPECT_DOUBLE_EQ((none.weights + none.grads + none.optimizer).value(), 18 * p);
+  // Fully sharded: an fp32 weight shard that is its own master (FSDP2), 4 + 4
+  // + 8 = 16 bytes per parameter, the ZeRO paper's 2 + 2 + 12 (§3.1).
   const StateMemory z3 = ShardedState(p, 3, d);
-  EXPECT_DOUBLE_EQ((z3.weights + z3.grads + z3.optimizer).value(), 18 * p / d);
+  EXPECT_DOUBLE_EQ((z3.weights + z3.grads + z3.optimizer).value(), 16 * p / d);
+  EXPECT_DOUBLE_EQ(z3.weights.value(), 4 * p / d);
   const StateMemory z2 = ShardedState(p, 2, d);
   EXPECT_DOUBLE_EQ(z2.grads.value(), 4 * p / d);
   EXPECT_DOUBLE_EQ(z2.weights.value(), 2 * p);
@@ -47,6 +50,35 @@ TEST(Memory, KorthikantiTable2WithoutSequenceParallel) {
   const double expected = s * b * h * (10 + 24 / t + 5 * a * s / (h * t));
   EXPECT_NEAR(BlockActivationBytes(k.work.dense, k.work, b * s, s, 4, false, Recompute::kNone, 1),
               expected, 1e-6 * expected);
+}
+
+// The loss's log-softmax backward holds three fp32 tensors (12 B per
+// logit) against the 2 + 4 B kept between forward and backward.
+TEST(Memory, LossPeakIsThreeFp32CopiesOfTheLogits) {
+  const double logits = 2.0 * 8192 * 128256;
+  const double held = 6.0 * logits;
+  EXPECT_DOUBLE_EQ(held + LossTransientBytes(held), 12.0 * logits);
+}
+
+// Operator-level selective checkpointing on Llama 3.1 8B (h 4096, 32 heads
+// of 128, 8 KV heads, SwiGLU 14336): half of the matmul outputs q 4096,
+// k 1024, v 1024, o 4096, gate 14336, up 14336, down 4096 at 2 B, the
+// attention output 4096 at 2 B and its fp32 log-sum-exp (32 x 4 B), and the
+// block input 4096 at 2 B, per token.
+TEST(Memory, OperatorLevelSelectiveOnLlama8B) {
+  const ModelSpec m = testing::Llama8B();
+  const ModelWork w = BuildModelWork(m, 8192, ActivationOptions{});
+  const double outputs = 4096 + 1024 + 1024 + 4096 + 14336 + 14336 + 4096;
+  const double per_token = 2.0 * (outputs / 2 + 4096) + 4.0 * 32 + 2.0 * 4096;
+  const double tokens = 2.0 * 8192;
+  EXPECT_NEAR(BlockActivationBytes(w.dense, w, tokens, 8192, 1, false, Recompute::kSelectiveOp, 1),
+              tokens * per_token, 1e-6 * tokens * per_token);
+  // With tp = 4 and sequence parallelism every kept tensor is divided by 4.
+  EXPECT_NEAR(BlockActivationBytes(w.dense, w, tokens, 8192, 4, true, Recompute::kSelectiveOp, 1),
+              tokens * per_token / 4, 1e-6 * tokens * per_token);
+  // Less than Korthikanti's selective recompute keeps.
+  EXPECT_LT(BlockActivationBytes(w.dense, w, tokens, 8192, 1, false, Recompute::kSelectiveOp, 1),
+            BlockActivationBytes(w.dense, w, tokens, 8192, 1, false, Recompute::kSelective, 1));
 }
 
 TEST(Memory, KorthikantiSelectiveAndFullRecompute) {
@@ -117,6 +149,108 @@ TEST(Memory, Fp8MoeCopiesStoreDispatchedInputAtOneByte) {
   // dispatched input h and the SwiGLU product f_e (the router reads 16 bits).
   const double saved = t * (2 * h + k * lambda * (h + fe));
   EXPECT_NEAR(bf16 - fp8, saved, 1e-6 * saved);
+}
+
+// Module recompute (Megatron-LM --recompute-modules) on DeepSeek-V3's MoE
+// block: each module drops the tensors it rebuilds, by its formula.
+TEST(Memory, RecomputeModulesDropTheirTensors) {
+  namespace rm = recompute_module;
+  const ModelSpec m = testing::DeepSeekV3();
+  const ModelWork w = BuildModelWork(m, 4096);
+  const double t = 4096, h = 7168, a = 128, dqk = 128 + 64, dv = 128, fe = 2048, k = 8;
+  const double lambda = 1.25, tp = 2;
+  const double copies = t * k / tp * lambda;
+  auto bytes = [&](unsigned modules, Precision p) {
+    ActivationSavers s;
+    s.recompute_modules = modules;
+    return BlockActivationBytes(w.moe, w, t, t, 2, true, Recompute::kModules, lambda, p, s);
+  };
+  const double none =
+      BlockActivationBytes(w.moe, w, t, t, 2, true, Recompute::kNone, lambda, Precision::kBf16);
+  // Norm outputs: 2 x 2h in the sequence-parallel region (/tp).
+  EXPECT_NEAR(none - bytes(rm::kLayernorm, Precision::kBf16), t * 4 * h / tp, 1e-3);
+  // q, k after up-projection and RoPE (a d_qk each) and v (a d_v), 2 B, /tp.
+  EXPECT_NEAR(none - bytes(rm::kMlaUpProj, Precision::kBf16), t * 2 * (2 * a * dqk + a * dv) / tp,
+              1e-3);
+  // The SwiGLU output per routed copy, 2 f_e.
+  EXPECT_NEAR(none - bytes(rm::kMoeAct, Precision::kBf16), copies * 2 * fe, 1e-3);
+  // Flash attention keeps no scores: core_attn drops the fp32 log-sum-exp.
+  EXPECT_NEAR(none - bytes(rm::kCoreAttn, Precision::kBf16), t * 4 * a / tp, 1e-3);
+  // Modules add up; under FP8 the norm output of the attention (the QKV
+  // GEMM's input, kept at 1 B) and the SwiGLU output (1 B) drop less.
+  const unsigned three = rm::kLayernorm | rm::kMlaUpProj | rm::kMoeAct;
+  const double none8 =
+      BlockActivationBytes(w.moe, w, t, t, 2, true, Recompute::kNone, lambda, Precision::kFp8);
+  const double drop8 = t * (4 * h - h) / tp + t * 2 * (2 * a * dqk + a * dv) / tp + copies * fe;
+  EXPECT_NEAR(none8 - bytes(three, Precision::kFp8), drop8, 1e-3 * drop8);
+  // The whole MoE layer keeps only its input: every per-copy tensor, the
+  // shared expert (3 x 2 f_s) and the fp32 router probabilities go.
+  const double per_copy = 4 * h + 6 * fe;
+  const double moe = copies * per_copy + t * 6 * 2048 / tp + t * 4 * 256 / tp;
+  EXPECT_NEAR(none - bytes(rm::kMoe, Precision::kBf16), moe, 1e-6 * moe);
+  // One module's tensors are rebuilt at a time: the largest.
+  EXPECT_NEAR(ModuleRecomputeWorkBytes(w.moe, t, 2, true, lambda, three),
+              t * 2 * (2 * a * dqk + a * dv) / tp, 1e-3);
+}
+
+// DeepSeek-V3 §3.3.3 caches the SwiGLU inputs of the routed experts in FP8;
+// offload moves the named per-copy tensors to host memory.
+TEST(Memory, Fp8MoeCacheAndOffload) {
+  const ModelSpec m = testing::DeepSeekV3();
+  const ModelWork w = BuildModelWork(m, 4096);
+  const double t = 4096, h = 7168, fe = 2048, k = 8, lambda = 1.1;
+  const double copies = t * k * lambda;
+  const double base =
+      BlockActivationBytes(w.moe, w, t, t, 1, true, Recompute::kNone, lambda, Precision::kFp8);
+  ActivationSavers cache;
+  cache.fp8_moe_cache = true;
+  // Gate and up outputs, 2 f_e elements per copy: 2 B -> 1 B.
+  EXPECT_NEAR(base - BlockActivationBytes(w.moe, w, t, t, 1, true, Recompute::kNone, lambda,
+                                          Precision::kFp8, cache),
+              copies * 2 * fe, 1e-3);
+  // BF16 training has no FP8 copies to cache.
+  EXPECT_DOUBLE_EQ(
+      BlockActivationBytes(w.moe, w, t, t, 1, true, Recompute::kNone, lambda, Precision::kBf16,
+                           cache),
+      BlockActivationBytes(w.moe, w, t, t, 1, true, Recompute::kNone, lambda, Precision::kBf16));
+  ActivationSavers off = cache;
+  off.offload_modules = offload_module::kExpertFc1 | offload_module::kMoeAct;
+  // The dispatched input (FP8, h) and the cached SwiGLU inputs (2 f_e at 1 B).
+  const double moved = copies * (h + 2 * fe);
+  EXPECT_NEAR(OffloadedActivationBytes(w.moe, w, t, 1, lambda, Precision::kFp8, off), moved, 1e-3);
+  EXPECT_NEAR(BlockActivationBytes(w.moe, w, t, t, 1, true, Recompute::kNone, lambda,
+                                   Precision::kFp8, cache) -
+                  BlockActivationBytes(w.moe, w, t, t, 1, true, Recompute::kNone, lambda,
+                                       Precision::kFp8, off),
+              moved, 1e-3);
+}
+
+// Megatron-Core applies the routing probability on the experts' activation
+// output: a routed copy keeps its dispatched input and fp32 probability, not
+// the expert output (h at 2 B).
+TEST(Memory, ProbsInActivationKeepNoExpertOutput) {
+  const ModelSpec m = testing::Mixtral8x7B();
+  ActivationOptions in;
+  in.moe_probs_in_activation = true;
+  const ModelWork after = BuildModelWork(m, 4096);
+  const ModelWork inside = BuildModelWork(m, 4096, in);
+  const double t = 4096, h = 4096, k = 2, lambda = 1.2;
+  const double a = BlockActivationBytes(after.moe, after, t, t, 1, true, Recompute::kNone, lambda);
+  const double b =
+      BlockActivationBytes(inside.moe, inside, t, t, 1, true, Recompute::kNone, lambda);
+  EXPECT_NEAR(a - b, t * k * lambda * (2 * h - 4), 1e-3);
+}
+
+// BF16 Adam moments beside the FP32 master (DeepSeek-V3 §3.3.2): 4 + 2 + 2.
+TEST(Memory, Bf16MomentsShrinkTheOptimizerState) {
+  const double p = 1e9, d = 16;
+  const StateMemory m = ShardedState(p, 1, d, TrainingStateBytes(true));
+  EXPECT_DOUBLE_EQ(m.optimizer.value(), 8 * p / d);
+  EXPECT_DOUBLE_EQ((m.weights + m.grads).value(), 6 * p);
+  // Fully sharded: the fp32 weight shard is the master; moments 2 x 2 B.
+  const StateMemory z3 = ShardedState(p, 3, d, TrainingStateBytes(true));
+  EXPECT_DOUBLE_EQ((z3.weights + z3.grads + z3.optimizer).value(), (4 + 4 + 4) * p / d);
+  EXPECT_DOUBLE_EQ(TrainingStateBytes(false).optimizer, 12);
 }
 
 }  // namespace

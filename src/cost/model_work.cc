@@ -103,6 +103,7 @@ ActivationOptions ActivationOptionsOf(const JobSpec& job) {
   ActivationOptions o;
   o.dropout = job.dropout;
   o.flash_attention = job.attention == AttentionImpl::kFlash;
+  o.moe_probs_in_activation = job.moe_probs_in_activation;
   return o;
 }
 

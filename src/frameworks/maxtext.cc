@@ -29,6 +29,8 @@ std::string_view Remat(Recompute r) {
     case Recompute::kNone:
       return "none";
     case Recompute::kSelective:
+    case Recompute::kSelectiveOp:
+    case Recompute::kModules:
       return "minimal";
     case Recompute::kFull:
       return "full";
@@ -73,6 +75,11 @@ namespace {
 
 // Schedules, stages and micro-batches.
 void MaxTextPipelineProblems(const Ctx& c, const PlanSpec& p, std::vector<std::string>& out) {
+  if (p.recompute == Recompute::kModules || p.offload_modules != 0) {
+    out.push_back(
+        "MaxText names its remat policies by saved tensors (remat_policy), not by "
+        "Megatron-LM's recompute or offload modules");
+  }
   if (p.pp > 1 && (p.schedule != Schedule::kGpipe || p.vpp != 1)) {
     out.push_back(
         "MaxText pipelines run GPipe (num_pipeline_repeats = 1) or circular repeats of "

@@ -154,7 +154,26 @@ void StepArgs(const Ctx& c, const PlanSpec& p, Args& a) {
   a.Add("--micro-batch-size", S(p.mbs));
   a.Add("--global-batch-size", S(c.job.global_batch_seqs));
   a.Add("--seq-length", S(c.job.seq_len));
-  if (p.recompute == Recompute::kSelective) a.Add("--recompute-granularity", "selective");
+  // Megatron-LM has no operator-level policy: selective is the closest.
+  if (p.recompute == Recompute::kSelective || p.recompute == Recompute::kSelectiveOp) {
+    a.Add("--recompute-granularity", "selective");
+  }
+  if (p.recompute == Recompute::kModules) {
+    a.Add("--recompute-granularity", "selective");
+    std::string modules = RecomputeModulesName(p.recompute_modules);
+    for (char& ch : modules) {
+      if (ch == '+') ch = ' ';
+    }
+    a.Add("--recompute-modules", modules);
+  }
+  if (p.offload_modules != 0) {
+    std::string modules = OffloadModulesName(p.offload_modules);
+    for (char& ch : modules) {
+      if (ch == '+') ch = ' ';
+    }
+    a.Add("--fine-grained-activation-offloading");
+    a.Add("--offload-modules", modules);
+  }
   if (p.recompute == Recompute::kFull) {
     a.Add("--recompute-granularity", "full");
     a.Add("--recompute-method", "uniform");

@@ -177,13 +177,37 @@ Status ResolveSharding(const FrameworkFile& f, PlanSpec& p) {
 }
 
 Status ResolveRecompute(const FrameworkFile& f, PlanSpec& p, std::vector<std::string>& notes) {
+  // Fine-grained activation offloading (offload-modules, space-separated).
+  if (Has(f, "fine-grained-activation-offloading")) {
+    std::string joined = Value(f, "offload-modules").value_or("");
+    for (char& ch : joined) {
+      if (ch == ' ' || ch == ',') ch = '+';
+    }
+    const std::optional<unsigned> o = ParseOffloadModules(joined);
+    if (!o) {
+      return FileError(f, "--offload-modules",
+                       "'" + joined + "': occam offloads expert_fc1 and moe_act only");
+    }
+    p.offload_modules = *o;
+  }
   const auto g = Value(f, "recompute-granularity");
   if (Has(f, "recompute-activations") || g == std::string("selective")) {
     p.recompute = Recompute::kSelective;
     const auto mods = Value(f, "recompute-modules");
     if (mods && *mods != "core_attn") {
-      notes.push_back("--recompute-modules " + *mods +
-                      ": occam models selective recompute as the attention core only");
+      // A space-separated module list (transformer_config.py recompute_modules).
+      std::string joined = *mods;
+      for (char& ch : joined) {
+        if (ch == ' ' || ch == ',') ch = '+';
+      }
+      const std::optional<unsigned> m = ParseRecomputeModules(joined);
+      if (!m) {
+        return FileError(
+            f, "--recompute-modules",
+            "'" + *mods + "' names a module occam does not know (" + RecomputeModuleNames() + ")");
+      }
+      p.recompute = Recompute::kModules;
+      p.recompute_modules = *m;
     }
   } else if (g == std::string("full")) {
     p.recompute = Recompute::kFull;

@@ -36,6 +36,8 @@ const std::set<std::string>& Understood() {
                                           "recompute-num-layers",
                                           "recompute-modules",
                                           "recompute-activations",
+                                          "fine-grained-activation-offloading",
+                                          "offload-modules",
                                           "overlap-moe-expert-parallel-comm",
                                           "moe-shared-expert-overlap",
                                           "moe-token-dispatcher-type",

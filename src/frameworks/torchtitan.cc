@@ -103,11 +103,11 @@ std::vector<Section> Sections(const Ctx& c, const PlanSpec& p) {
     par.keys.push_back({"enable_async_tensor_parallel", "true"});
   out.push_back(par);
   Section ac{"activation_checkpoint", {}};
-  const char* mode = p.recompute == Recompute::kFull        ? "full"
-                     : p.recompute == Recompute::kSelective ? "selective"
-                                                            : "none";
+  const bool selective =
+      p.recompute == Recompute::kSelective || p.recompute == Recompute::kSelectiveOp;
+  const char* mode = p.recompute == Recompute::kFull ? "full" : selective ? "selective" : "none";
   ac.keys.push_back({"mode", Q(mode)});
-  if (p.recompute == Recompute::kSelective) ac.keys.push_back({"selective_ac_option", Q("op")});
+  if (selective) ac.keys.push_back({"selective_ac_option", Q("op")});
   out.push_back(ac);
   if (c.job.tp_comm_overlap && p.tp > 1) {
     out.push_back({"compile", {{"enable", "true"}, {"components", "[\"model\"]"}}});
@@ -121,6 +121,15 @@ namespace {
 
 // Schedules, stages and micro-batches.
 void TitanPipelineProblems(const Ctx& c, const PlanSpec& p, std::vector<std::string>& out) {
+  if (p.recompute == Recompute::kModules) {
+    out.push_back(
+        "torchtitan has no module list to recompute (activation_checkpoint: full, selective op "
+        "or layer, memory budget); recompute=" +
+        RecomputeModulesName(p.recompute_modules) + " is Megatron-LM's --recompute-modules");
+  }
+  if (p.offload_modules != 0) {
+    out.push_back("torchtitan offloads activations only in its experimental graph trainer");
+  }
   if (p.schedule == Schedule::kZbH1) {
     out.push_back(
         "torchtitan has no single-stage zero-bubble schedule (ZB-H1); its zero-bubble "

@@ -195,6 +195,9 @@ Result<ImportedLayout> TorchtitanResolve(const FrameworkFile& f, const Ctx& c) {
   OCCAM_RETURN_IF_ERROR(ResolveRecompute(f, p, out.notes));
   JobSpec& j = out.job;
   j = c.job;
+  // torchtitan's loss: PyTorch cross_entropy on the fp32 logits
+  // (components/loss.py), not a fused kernel.
+  j.fused_cross_entropy = false;
   const bool tokens = Value(f, "training.num_tokens_per_microbatch_per_dp_rank") ||
                       Value(f, "training.max_context_length");
   OCCAM_ASSIGN_OR_RETURN(j.seq_len,

@@ -2,10 +2,12 @@
 // JSON schema: doc/json-output.md § estimate.
 #include <fmt/format.h>
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "occam/cost.h"
+#include "occam/memory_error.h"
 #include "occam/report.h"
 
 namespace occam {
@@ -41,17 +43,21 @@ std::string MemoryText(const Estimate& e) {
   const struct {
     const char* name;
     Bytes b;
-  } rows[] = {{"weights", m.weights},
-              {"grads", m.grads},
-              {"optimizer", m.optimizer},
-              {"activations", m.activations},
-              {"other", m.other}};
+  } rows[] = {{"weights", m.weights},         {"grads", m.grads},   {"optimizer", m.optimizer},
+              {"activations", m.activations}, {"logits", m.logits}, {"other", m.other}};
   for (const auto& r : rows) s += fmt::format("  {:<14}{:>12}\n", r.name, FormatBytes(r.b));
   const std::string verdict =
       e.fits ? fmt::format("fits ({} usable)", FormatBytes(e.memory_capacity))
              : fmt::format("does not fit (needs {}, chip has {} usable)", FormatBytes(m.total()),
                            FormatBytes(e.memory_capacity));
   s += fmt::format("  {:<14}{:>12}  {}\n", "total", FormatBytes(m.total()), verdict);
+  // Headroom and the verdict in the light of the validated error
+  // (occam/memory_error.h, doc/validation.md "Memory per chip").
+  const double headroom = e.memory_capacity.value() - m.total().value();
+  s += fmt::format("  {:<14}{:>12}  {} (validated memory error +-{:.0f}%)\n", "headroom",
+                   (headroom < 0 ? "-" : "") + FormatBytes(Bytes(std::fabs(headroom))),
+                   MemoryFitName(ClassifyMemoryFit(m.total(), e.memory_capacity)),
+                   100.0 * kMemoryErrorBand);
   return s;
 }
 
@@ -143,9 +149,13 @@ std::string EstimateJson(const Estimate& e, const ModelSpec& model, const Cluste
         {"grads", m.grads.value()},
         {"optimizer", m.optimizer.value()},
         {"activations", m.activations.value()},
+        {"logits", m.logits.value()},
         {"other", m.other.value()},
         {"total", m.total().value()}}},
       {"memory_capacity_bytes", e.memory_capacity.value()},
+      {"memory_headroom_bytes", e.memory_capacity.value() - m.total().value()},
+      {"memory_fit", MemoryFitName(ClassifyMemoryFit(m.total(), e.memory_capacity))},
+      {"memory_error_band", kMemoryErrorBand},
       {"fits", e.fits},
       {"bubble_s", e.bubble.value()},
       {"breakdown_s", breakdown},

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "occam/report.h"
+#include "validate_memory.h"
 
 namespace occam {
 namespace {
@@ -44,7 +45,7 @@ std::string ValidateCvText(const CrossValidationReport& cv, const ValidationRepo
                                 "measured", "predicted", "error", "in-sample");
   for (size_t i = 0; i < r.runs.size(); ++i) {
     const RunValidation& v = r.runs[i];
-    if (!v.rel_error) continue;
+    if (!v.rel_error || v.kind == MetricKind::kMemoryPerChipBytes) continue;
     const bool has_in = i < in.runs.size() && in.runs[i].rel_error.has_value();
     out += fmt::format("{:<46} {:<26} {:>10.4g} {:>10.4g} {:>+8.1f}% {:>9}\n", v.id,
                        cv.source[i].substr(0, 26), v.measured, *v.predicted, 100.0 * *v.rel_error,
@@ -68,6 +69,10 @@ std::string ValidateCvText(const CrossValidationReport& cv, const ValidationRepo
         f.held_out_source.substr(0, 26), f.family, f.point.efficiency, f.point.half_tokens,
         f.point.half_width, f.point.host_ms, f.runs,
         f.runs >= 3 ? ", median " + Pct(f.median) : ": prior");
+  }
+  if (!r.memory.empty()) {
+    out += "\nmemory, out of sample (nothing of the memory model is fitted: equal to in-sample):";
+    out += ValidateMemoryText(r);
   }
   return out;
 }
@@ -115,7 +120,9 @@ std::string ValidateCvJson(const CrossValidationReport& cv, const ValidationRepo
   nlohmann::json summary = {{"predicted", r.all.runs},
                             {"skipped", r.skipped},
                             {"out_of_sample", oos},
-                            {"in_sample", ins}};
+                            {"in_sample", ins},
+                            {"memory_out_of_sample", MemorySummaryJson(r)},
+                            {"memory_in_sample", MemorySummaryJson(in)}};
   return nlohmann::json{{"cv", "source"}, {"runs", runs}, {"summary", summary}, {"fits", fits}}
              .dump(2) +
          "\n";

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "occam/report.h"
+#include "validate_memory.h"
 
 namespace occam {
 namespace {
@@ -40,7 +41,7 @@ std::string ValidateText(const ValidationReport& r, bool verbose) {
   out += fmt::format("{:<46} {:<22} {:>10} {:>10} {:>8}  {}\n", "run", "metric", "measured",
                      "predicted", "error", "layout");
   for (const RunValidation& v : r.runs) {
-    if (!v.predicted) continue;
+    if (!v.predicted || v.kind == MetricKind::kMemoryPerChipBytes) continue;
     out += fmt::format("{:<46} {:<22} {:>10} {:>10} {:>+7.1f}%  {}\n", v.id, MetricKindName(v.kind),
                        Value(v.measured), Value(*v.predicted), 100.0 * *v.rel_error, v.plan);
     if (verbose) {
@@ -66,6 +67,7 @@ std::string ValidateText(const ValidationReport& r, bool verbose) {
     out += fmt::format("\nKorthikanti et al. 2022 ({} runs): mean step-time error {}\n",
                        r.korthikanti->runs, Pct(r.korthikanti->mean));
   }
+  out += ValidateMemoryText(r);
   if (!verbose) out += "\n(--verbose lists the values occam filled in for unstated fields)\n";
   return out;
 }
@@ -94,6 +96,7 @@ std::string ValidateJson(const ValidationReport& r) {
       j["rel_error"] = *v.rel_error;
       j["predicted_step_time_s"] = v.predicted_step_time_s;
       j["bottleneck"] = v.bottleneck;
+      AddMemoryJson(v, &j);
     } else {
       j["skipped_reason"] = v.skipped_reason;
     }
@@ -106,6 +109,7 @@ std::string ValidateJson(const ValidationReport& r) {
                             {"fitted", StatsJson(r.fitted)}, {"held_out", StatsJson(r.held_out)},
                             {"families", families},          {"korthikanti", nullptr}};
   if (r.korthikanti) summary["korthikanti"] = StatsJson(*r.korthikanti);
+  summary["memory"] = MemorySummaryJson(r);
   return nlohmann::json{{"runs", runs}, {"summary", summary}}.dump(2) + "\n";
 }
 

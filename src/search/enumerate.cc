@@ -57,8 +57,11 @@ Status RecordField(std::string_view key, const PlanSpec& parsed, Constraints& c)
     c.mbs = parsed.mbs;
   else if (key == "zero")
     c.zero = parsed.zero;
-  else if (key == "recompute")
+  else if (key == "recompute") {
     c.recompute = parsed.recompute;
+    c.recompute_modules = parsed.recompute_modules;
+  } else if (key == "offload")
+    c.offload = parsed.offload_modules;
   else if (key == "schedule")
     c.schedule = parsed.schedule;
   else if (key == "sp")
@@ -72,7 +75,7 @@ Status RecordField(std::string_view key, const PlanSpec& parsed, Constraints& c)
   else {
     return FixError("plan field '" + std::string(key) +
                     "' cannot be fixed in a search (fixable: tp, cp, pp, vpp, dp, ep, etp, zero, "
-                    "hsdp, mbs, recompute, schedule, sp, a2a_overlap, mesh, order)");
+                    "hsdp, mbs, recompute, offload, schedule, sp, a2a_overlap, mesh, order)");
   }
   return Status::Ok();
 }
@@ -121,6 +124,34 @@ std::vector<int64_t> EpChoices(const ModelSpec& model, int64_t stage_ranks, int6
   std::vector<int64_t> out;
   for (int64_t ep : Divisors(model.moe->num_experts, model.moe->num_experts)) {
     if (stage_ranks % (ep * etp) == 0 && Allows(c.ep, ep)) out.push_back(ep);
+  }
+  return out;
+}
+
+// The recompute policies searched: none, selective, full and, for MoE
+// models, the module set DeepSeek-V3 recomputes (arXiv:2412.19437 §3.2.3:
+// the norms and, with MLA, the up-projections; §3.3.3: the SwiGLU output of
+// the routed experts), named as Megatron-LM's --recompute-modules
+// layernorm, mla_up_proj, moe_act. It keeps every tensor a GEMM's weight
+// gradient reads and drops the cheap-to-rebuild ones, so it sits between
+// none and selective in memory at almost no compute; the other module
+// subsets are taken when fixed (--fix recompute=...). A fixed module list
+// is the only module choice.
+struct RecomputeChoice {
+  Recompute recompute;
+  unsigned modules;
+};
+
+std::vector<RecomputeChoice> RecomputeChoices(const ModelSpec& model, const Constraints& c) {
+  std::vector<RecomputeChoice> out = {
+      {Recompute::kNone, 0}, {Recompute::kSelective, 0}, {Recompute::kFull, 0}};
+  if (c.recompute == Recompute::kModules) {
+    out.push_back({Recompute::kModules, c.recompute_modules});
+  } else if (model.moe) {
+    namespace rm = recompute_module;
+    unsigned m = rm::kLayernorm | rm::kMoeAct;
+    if (model.attention.kind == AttentionKind::kMla) m |= rm::kMlaUpProj;
+    out.push_back({Recompute::kModules, m});
   }
   return out;
 }
@@ -264,16 +295,18 @@ void EnumerateInner(const ModelSpec& model, const Shape& shape, const ClusterSpe
         for (int64_t mbs : kMbsChoices) {
           if (c.mbs) mbs = *c.mbs;
           if (per_dp % mbs == 0 && MicroBatchesFit(shape, per_dp / mbs)) {
-            for (Recompute r : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
+            for (const RecomputeChoice& rc : RecomputeChoices(model, c)) {
+              const Recompute r = rc.recompute;
               if (!Allows(c.recompute, r)) continue;
               if (Allows(c.a2a_overlap, EpOverlap::kNone)) {
-                out.push_back(Inner{zero, hsdp, mbs, r, orders[o], EpOverlap::kNone, mesh});
+                out.push_back(
+                    Inner{zero, hsdp, mbs, r, orders[o], EpOverlap::kNone, rc.modules, mesh});
               }
               EpOverlap methods[3];
               const int n = A2aOverlapChoices(model, shape, zero, r, methods);
               for (int k = 0; k < n; ++k) {
                 if (Allows(c.a2a_overlap, methods[k])) {
-                  out.push_back(Inner{zero, hsdp, mbs, r, orders[o], methods[k], mesh});
+                  out.push_back(Inner{zero, hsdp, mbs, r, orders[o], methods[k], rc.modules, mesh});
                 }
               }
             }
@@ -302,6 +335,8 @@ void ApplyCandidate(const Shape& shape, const Inner& inner, const Constraints& c
   plan.hsdp = inner.hsdp;
   plan.mbs = inner.mbs;
   plan.recompute = inner.recompute;
+  plan.recompute_modules = inner.recompute_modules;
+  plan.offload_modules = c.offload.value_or(0);
   plan.sp = c.sp.value_or(true);
   plan.a2a_overlap = inner.a2a_overlap;
   plan.mesh = inner.mesh;

@@ -24,6 +24,8 @@ struct Constraints {
   std::optional<int64_t> tp, cp, pp, vpp, dp, ep, etp, hsdp, mbs;
   std::optional<int> zero;
   std::optional<Recompute> recompute;
+  unsigned recompute_modules = 0;   // with recompute == kModules
+  std::optional<unsigned> offload;  // offload_module bits; none searched
   std::optional<Schedule> schedule;
   std::optional<bool> sp;
   std::optional<EpOverlap> a2a_overlap;
@@ -54,6 +56,7 @@ struct Inner {
   Recompute recompute = Recompute::kNone;
   OrderChoice order = OrderChoice::kDefault;
   EpOverlap a2a_overlap = EpOverlap::kNone;   // expert all-to-all overlap method
+  unsigned recompute_modules = 0;             // with Recompute::kModules
   TorusMapping mesh = TorusMapping::kLinear;  // rank mapping onto a torus
 };
 

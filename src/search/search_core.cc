@@ -42,6 +42,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 struct PairBound {
   int64_t mbs = 0;
   Recompute recompute = Recompute::kNone;
+  unsigned modules = 0;
   double seconds = 0;
   std::array<double, 4> memory{};
 };
@@ -54,7 +55,9 @@ struct ShapeInfo {
 
   const PairBound* Find(const PlanSpec& p) const {
     for (const PairBound& b : pairs) {
-      if (b.mbs == p.mbs && b.recompute == p.recompute) return &b;
+      if (b.mbs == p.mbs && b.recompute == p.recompute && b.modules == p.recompute_modules) {
+        return &b;
+      }
     }
     return nullptr;
   }
@@ -82,7 +85,7 @@ ShapeInfo Prepare(const Context& ctx, const Shape& shape, int64_t candidates) {
     if (info.Find(plan) == nullptr) {
       const LayoutEvaluator::PlanBounds b = ctx.evaluator.LowerBounds(plan);
       info.pairs.push_back(PairBound{
-          plan.mbs, plan.recompute,
+          plan.mbs, plan.recompute, plan.recompute_modules,
           std::max(ctx.bounds.StepTimeLowerBound(plan).value(), b.step_seconds), b.memory_bytes});
     }
     if (MemoryBound(ctx, info, plan) > ctx.bounds.capacity()) continue;

@@ -92,9 +92,9 @@ const ChipCatalog& Chips() {
 namespace spec {
 
 Result<ChipSpec> ReadChip(const Node& n) {
-  OCCAM_RETURN_IF_ERROR(
-      n.CheckKeys({"key", "aliases", "name", "is_tpu", "bf16_tflops", "fp8_tflops", "hbm_gb",
-                   "hbm_gib", "hbm_tbps", "sources", "gemm_efficiency", "gemm_half_tokens"}));
+  OCCAM_RETURN_IF_ERROR(n.CheckKeys({"key", "aliases", "name", "is_tpu", "bf16_tflops",
+                                     "fp8_tflops", "hbm_gb", "hbm_gib", "hbm_tbps", "sources",
+                                     "gemm_efficiency", "gemm_half_tokens", "host_link_gbps"}));
   ChipSpec c;
   OCCAM_ASSIGN_OR_RETURN(c.key, n.String("key", "custom"));
   OCCAM_ASSIGN_OR_RETURN(c.name, n.String("name", c.key));
@@ -121,6 +121,10 @@ Result<ChipSpec> ReadChip(const Node& n) {
   c.peak_bf16 = TFlops(bf16);
   c.peak_fp8 = TFlops(fp8);
   c.hbm_bandwidth = BytesPerSecond(tbps * 1e12);
+  // Host link, GB/s per direction (data/hardware/chips.yaml cites each).
+  OCCAM_ASSIGN_OR_RETURN(double host, n.Number("host_link_gbps", 0.0));
+  if (!(host >= 0)) return n.Error("host_link_gbps", "must be >= 0");
+  c.host_link_bandwidth = BytesPerSecond(host * 1e9);
   OCCAM_RETURN_IF_ERROR(ApplyCalibration(c));
   OCCAM_ASSIGN_OR_RETURN(c.gemm_efficiency, n.Number("gemm_efficiency", c.gemm_efficiency));
   OCCAM_ASSIGN_OR_RETURN(c.gemm_half_tokens, n.Number("gemm_half_tokens", c.gemm_half_tokens));

@@ -191,8 +191,9 @@ Result<JobSpec> ParseJob(std::string_view text, std::string_view origin) {
   OCCAM_RETURN_IF_ERROR(
       n.CheckKeys({"seq_len", "global_batch_seqs", "global_batch_tokens", "precision", "balance",
                    "moe_imbalance", "capacity_factor", "memory_headroom", "attention", "dropout",
-                   "overlap_grad_reduce", "tp_comm_overlap", "moe_host_sync", "fsdp_per_tensor",
-                   "fsdp_overlap"}));
+                   "overlap_grad_reduce", "tp_comm_overlap", "fused_cross_entropy", "moe_host_sync",
+                   "fsdp_per_tensor", "fsdp_overlap", "optimizer_moments", "fp8_moe_cache",
+                   "moe_probs_in_activation"}));
   JobSpec job;
   OCCAM_ASSIGN_OR_RETURN(job.seq_len, spec::IntAtLeast(n, "seq_len", 1));
   if (n.Has("global_batch_seqs") == n.Has("global_batch_tokens")) {
@@ -233,9 +234,20 @@ Result<JobSpec> ParseJob(std::string_view text, std::string_view origin) {
   OCCAM_ASSIGN_OR_RETURN(job.dropout, n.Bool("dropout", false));
   OCCAM_ASSIGN_OR_RETURN(job.overlap_grad_reduce, n.Bool("overlap_grad_reduce", true));
   OCCAM_ASSIGN_OR_RETURN(job.tp_comm_overlap, n.Bool("tp_comm_overlap", false));
+  OCCAM_ASSIGN_OR_RETURN(job.fused_cross_entropy, n.Bool("fused_cross_entropy", true));
   OCCAM_ASSIGN_OR_RETURN(job.moe_host_sync, n.Bool("moe_host_sync", true));
   OCCAM_ASSIGN_OR_RETURN(job.fsdp_per_tensor, n.Bool("fsdp_per_tensor", false));
   OCCAM_ASSIGN_OR_RETURN(job.fsdp_overlap, n.Bool("fsdp_overlap", true));
+  OCCAM_ASSIGN_OR_RETURN(std::string moments, n.String("optimizer_moments", "fp32"));
+  if (moments != "fp32" && moments != "bf16") {
+    return n.Error("optimizer_moments", "must be fp32 or bf16 (got " + Echo(moments) + ")");
+  }
+  job.bf16_optimizer_moments = moments == "bf16";
+  OCCAM_ASSIGN_OR_RETURN(job.fp8_moe_cache, n.Bool("fp8_moe_cache", false));
+  OCCAM_ASSIGN_OR_RETURN(job.moe_probs_in_activation, n.Bool("moe_probs_in_activation", false));
+  if (job.fp8_moe_cache && job.precision != Precision::kFp8) {
+    return n.Error("fp8_moe_cache", "caches FP8 copies and needs precision: fp8");
+  }
   OCCAM_RETURN_IF_ERROR(ValidateJob(job, origin));
   return job;
 }

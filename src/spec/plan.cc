@@ -10,7 +10,8 @@ namespace occam {
 namespace {
 
 constexpr std::string_view kPlanFields =
-    "tp, cp, pp, vpp, dp, ep, etp, zero, hsdp, mbs, recompute, schedule, sp, a2a_overlap, mesh, "
+    "tp, cp, pp, vpp, dp, ep, etp, zero, hsdp, mbs, recompute, offload, schedule, sp, a2a_overlap, "
+    "mesh, "
     "order, stages, first_layers, last_layers";
 
 Status FieldError(std::string_view field, const std::string& what) {
@@ -133,9 +134,34 @@ Status ApplyField(std::string_view key, std::string_view value, PlanSpec& plan) 
     return Status::Ok();
   }
   if (key == "recompute") {
+    // A '+'-joined list of Megatron-LM recompute modules, or a policy name.
+    if (const std::optional<unsigned> m = ParseRecomputeModules(value)) {
+      plan.recompute = Recompute::kModules;
+      plan.recompute_modules = *m;
+      return Status::Ok();
+    }
     auto r = ParseRecomputeName(value);
-    if (!r) return FieldError(key, "'" + std::string(value) + "' is not none, selective or full");
+    if (!r || *r == Recompute::kModules) {
+      return FieldError(key, "'" + std::string(value) +
+                                 "' is not none, selective, selective_op, full or a '+'-joined "
+                                 "list of modules (" +
+                                 RecomputeModuleNames() + ")");
+    }
     plan.recompute = *r;
+    plan.recompute_modules = 0;
+    return Status::Ok();
+  }
+  if (key == "offload") {
+    if (value == "none") {
+      plan.offload_modules = 0;
+      return Status::Ok();
+    }
+    const std::optional<unsigned> m = ParseOffloadModules(value);
+    if (!m) {
+      return FieldError(key, "'" + std::string(value) +
+                                 "' is not none or a '+'-joined list of expert_fc1, moe_act");
+    }
+    plan.offload_modules = *m;
     return Status::Ok();
   }
   if (key == "schedule") {
@@ -215,7 +241,10 @@ std::string FormatPlan(const PlanSpec& p) {
   s += ",zero=" + std::to_string(p.zero);
   if (p.hsdp != 0) s += ",hsdp=" + std::to_string(p.hsdp);
   s += ",mbs=" + std::to_string(p.mbs);
-  s += ",recompute=" + std::string(RecomputeName(p.recompute));
+  s += ",recompute=" + (p.recompute == Recompute::kModules
+                            ? RecomputeModulesName(p.recompute_modules)
+                            : std::string(RecomputeName(p.recompute)));
+  if (p.offload_modules != 0) s += ",offload=" + OffloadModulesName(p.offload_modules);
   s += ",schedule=" + std::string(ScheduleName(p.schedule));
   if (!p.sp) s += ",sp=false";
   if (p.a2a_overlap == EpOverlap::kCombined1F1B) s += ",a2a_overlap=1";

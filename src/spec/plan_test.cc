@@ -26,6 +26,31 @@ TEST(Plan, FormatRoundTrips) {
   EXPECT_EQ(FormatPlan(*plan), text);
 }
 
+// Megatron-LM --recompute-modules and --offload-modules as plan fields.
+TEST(Plan, RecomputeModulesAndOffloadRoundTrip) {
+  const char* text =
+      "tp=1,pp=16,dp=128,ep=64,zero=1,mbs=1,recompute=mla_up_proj+layernorm+moe_act,"
+      "offload=expert_fc1,schedule=dualpipe";
+  auto plan = ParsePlan(text);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_EQ(plan->recompute, Recompute::kModules);
+  EXPECT_EQ(plan->recompute_modules, recompute_module::kMlaUpProj | recompute_module::kLayernorm |
+                                         recompute_module::kMoeAct);
+  EXPECT_EQ(plan->offload_modules, offload_module::kExpertFc1);
+  // Printed in the module table's order.
+  EXPECT_EQ(FormatPlan(*plan),
+            "tp=1,pp=16,dp=128,ep=64,zero=1,mbs=1,recompute=mla_up_proj+layernorm+moe_act,"
+            "offload=expert_fc1,schedule=dualpipe");
+  EXPECT_EQ(FormatPlan(*ParsePlan(FormatPlan(*plan))), FormatPlan(*plan));
+  auto bad = ParsePlan("dp=8,recompute=layernorm+attn");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("core_attn, mla_up_proj"), std::string::npos);
+  EXPECT_FALSE(ParsePlan("dp=8,recompute=layernorm+").ok());
+  EXPECT_FALSE(ParsePlan("dp=8,recompute=modules").ok());
+  EXPECT_FALSE(ParsePlan("dp=8,offload=core_attn").ok());
+  EXPECT_EQ(ParsePlan("dp=8,offload=none")->offload_modules, 0u);
+}
+
 TEST(Plan, UnevenEndsRoundTripAndAreOmittedWhenUnset) {
   const char* text =
       "tp=1,pp=16,dp=128,ep=64,zero=1,mbs=1,recompute=none,schedule=1f1b,"

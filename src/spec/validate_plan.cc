@@ -305,6 +305,11 @@ Status CheckCombined1F1B(const ModelSpec& m, const PlanSpec& p) {
                           std::string(ScheduleName(p.schedule)) +
                           "; use schedule=interleaved with vpp >= 2, pp=1, or drop it");
   }
+  if (p.recompute == Recompute::kModules && (p.recompute_modules & recompute_module::kMoe) != 0) {
+    return FieldError(f,
+                      "does not combine with recompute module moe (Megatron-Core rejects "
+                      "recomputing the MoE layer with the overlap); drop moe from recompute");
+  }
   if (p.recompute == Recompute::kFull) {
     return FieldError(f,
                       "does not combine with recompute=full (Megatron-Core rejects full "
@@ -366,10 +371,41 @@ Status CheckA2aOverlap(const ModelSpec& m, const JobSpec& job, const PlanSpec& p
   return Status::Ok();
 }
 
+// Recompute modules need the parts they name (Megatron-LM
+// transformer_config.py checks mla_up_proj against MLA, moe_act against
+// grouped experts); offload needs experts and a host link.
+Status CheckMemorySavers(const ModelSpec& m, const ClusterSpec& cluster, const PlanSpec& p) {
+  namespace rm = recompute_module;
+  const unsigned r = p.recompute == Recompute::kModules ? p.recompute_modules : 0;
+  if (p.recompute == Recompute::kModules && r == 0) {
+    return FieldError("recompute",
+                      "names no module; list modules (" + RecomputeModuleNames() + ") or use none");
+  }
+  if ((r & rm::kMlaUpProj) && m.attention.kind != AttentionKind::kMla) {
+    return FieldError("recompute", "mla_up_proj needs multi-head latent attention; drop it");
+  }
+  if ((r & (rm::kMoeAct | rm::kMoe | rm::kSharedExperts)) && !m.moe) {
+    return FieldError("recompute", "moe_act, moe and shared_experts need an MoE model; drop them");
+  }
+  if ((r & rm::kSharedExperts) && m.moe && m.moe->num_shared_experts == 0) {
+    return FieldError("recompute", "shared_experts: the model has no shared experts; drop it");
+  }
+  if (p.offload_modules != 0 && !m.moe) {
+    return FieldError("offload", "expert_fc1 and moe_act need an MoE model; use offload=none");
+  }
+  if (p.offload_modules != 0 && !(cluster.chip.host_link_bandwidth.value() > 0)) {
+    return FieldError("offload", "chip '" + cluster.chip.key +
+                                     "' states no host link bandwidth (host_link_gbps); use "
+                                     "offload=none or give it in the chip entry");
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status ValidatePlan(const ModelSpec& model, const ClusterSpec& cluster, const JobSpec& job,
                     const PlanSpec& plan) {
+  OCCAM_RETURN_IF_ERROR(CheckMemorySavers(model, cluster, plan));
   OCCAM_RETURN_IF_ERROR(CheckDegrees(plan));
   OCCAM_RETURN_IF_ERROR(CheckChips(cluster, plan));
   OCCAM_RETURN_IF_ERROR(CheckMesh(cluster, plan));

@@ -51,6 +51,34 @@ TEST(ValidatePlan, CompactMeshOnlyOnATorus) {
   EXPECT_EQ(Check(tpu, "tp=1,pp=16,ep=64,dp=128,schedule=dualpipe,mesh=linear"), "");
 }
 
+// Megatron-LM's recompute modules need the parts they name; offload needs
+// experts and a chip with a host link.
+TEST(ValidatePlan, MemorySavers) {
+  const std::string base = "tp=1,pp=16,ep=64,dp=128,zero=1,mbs=1,schedule=dualpipe";
+  EXPECT_EQ(Check(DeepSeek(), base + ",recompute=layernorm+mla_up_proj+moe_act"), "");
+  EXPECT_EQ(Check(DeepSeek(), base + ",offload=expert_fc1"), "");
+  Case llama{*CatalogModel("llama-3.1-8b"), *CatalogCluster("h100", 8), JobSpec{}};
+  llama.job.seq_len = 8192;
+  llama.job.global_batch_seqs = 16;
+  ExpectError(llama, "dp=8,recompute=mla_up_proj", "needs multi-head latent attention");
+  ExpectError(llama, "dp=8,recompute=moe_act", "need an MoE model");
+  ExpectError(llama, "dp=8,offload=expert_fc1", "plan field 'offload'");
+  EXPECT_EQ(Check(llama, "dp=8,recompute=core_attn+layernorm+mlp"), "");
+  Case tpu = DeepSeek();
+  tpu.cluster.chip.host_link_bandwidth = BytesPerSecond(0);
+  ExpectError(tpu, base + ",offload=expert_fc1", "host_link_gbps");
+  Case even = DeepSeek();
+  even.job.global_batch_seqs = 16384;  // 128 micro-batches: a multiple of pp for interleaving
+  EXPECT_EQ(Check(even,
+                  "tp=1,pp=16,vpp=2,ep=64,dp=128,zero=1,mbs=1,schedule=interleaved,a2a_overlap=1,"
+                  "recompute=layernorm+moe_act"),
+            "");
+  ExpectError(even,
+              "tp=1,pp=16,vpp=2,ep=64,dp=128,zero=1,mbs=1,schedule=interleaved,a2a_overlap=1,"
+              "recompute=moe",
+              "recompute module moe");
+}
+
 TEST(ValidatePlan, ChipCount) {
   ExpectError(DeepSeek(), "tp=1,pp=16,ep=64,dp=64", "plan field 'dp'");
   ExpectError(DeepSeek(), "tp=1,pp=16,ep=64,dp=64", "use dp=128");

@@ -101,9 +101,12 @@ void AddBreakdown(Estimate& e, const StepModel::Impl& impl, const PlanSpec& plan
   const Seg& s = r.crit;
   AddItem(e, cl, "compute", "", -1, r.m * (s.cf + s.cb + s.cw), r.m * (s.cf + s.cb + s.cw));
   const char* names[kNumAx] = {plan.sp ? "tp all-gather/reduce-scatter" : "tp all-reduce",
-                               "cp ring-attention K/V exchange", "ep all-to-all",
-                               "fsdp weight gather/grad scatter", "moe dispatcher host sync"};
-  const char* axes[kNumAx] = {"tp", "cp", "ep", "dp", "host"};
+                               "cp ring-attention K/V exchange",
+                               "ep all-to-all",
+                               "fsdp weight gather/grad scatter",
+                               "moe dispatcher host sync",
+                               "activation offload (host link)"};
+  const char* axes[kNumAx] = {"tp", "cp", "ep", "dp", "host", "host"};
   for (int a = 0; a < kNumAx; ++a) {
     AddItem(e, cl, names[a], axes[a], r.ctx.tier[a], r.m * s.total[a], r.m * s.ExposedOn(a));
   }
@@ -175,10 +178,27 @@ void AddAssumptions(Estimate& e, const StepModel::Impl& impl, const PlanSpec& pl
   auto& a = e.assumptions;
   a.push_back("MFU/HFU against the chip's dense " + std::string(PrecisionName(impl.job.precision)) +
               " peak");
-  a.push_back(
-      "optimizer: mixed-precision Adam, 2 B weight + 4 B fp32 grad + 12 B fp32 state per "
-      "parameter, ZeRO stage " +
-      std::to_string(plan.zero));
+  a.push_back(std::string(impl.job.bf16_optimizer_moments
+                              ? "optimizer: mixed-precision Adam, 2 B weight + 4 B fp32 grad + 4 B "
+                                "fp32 master + 2 x 2 B bf16 moments per parameter"
+                              : "optimizer: mixed-precision Adam, 2 B weight + 4 B fp32 grad + 12 "
+                                "B fp32 state per parameter") +
+              ", ZeRO stage " + std::to_string(plan.zero));
+  if (impl.job.moe_probs_in_activation && impl.model.moe) {
+    a.push_back(
+        "moe routing probabilities applied on the experts' activation output: a routed "
+        "copy keeps no expert output");
+  }
+  if (impl.job.fp8_moe_cache) {
+    a.push_back("fp8 moe cache: the routed experts' SwiGLU inputs kept in FP8 for the backward");
+  }
+  if (plan.offload_modules != 0) {
+    a.push_back(fmt::format(
+        "activation offload: {} to host memory over a {:.0f} GB/s host link per direction, "
+        "exposed where a block's pass is shorter than its copy",
+        OffloadModulesName(plan.offload_modules),
+        impl.cluster.chip.host_link_bandwidth.value() / 1e9));
+  }
   a.push_back(impl.job.attention == AttentionImpl::kFlash
                   ? "attention: FlashAttention (scores recomputed, not stored, causal blocks "
                     "skipped)"

@@ -188,7 +188,11 @@ void AddEp(const PlanContext& c, const BlockWork& b, Seg& s, Hide& h) {
   const bool window = c.ep_window != EpWindow::kExposed;
   const double host =
       c.job->moe_host_sync && window ? n * c.cluster->chip.moe_dispatch_host_s : 0.0;
-  const bool full = c.plan->recompute == Recompute::kFull;
+  // Full recompute and the moe recompute module re-run the layer's forward,
+  // its dispatch and combine included.
+  const bool full = c.plan->recompute == Recompute::kFull ||
+                    (c.plan->recompute == Recompute::kModules &&
+                     (c.plan->recompute_modules & recompute_module::kMoe) != 0);
   const double rec = full ? f : 0.0, host_rec = full ? host : 0.0;
   s.total[kAxEp] += f + bw + rec;
   s.total[kAxHost] += host + host_rec;
@@ -496,6 +500,62 @@ CommCost CommMemo::Once(const ClusterSpec& cluster, CollectiveOp op, double byte
   return costs_->Get(cluster, *groups_, op, bytes, group, options);
 }
 
+namespace {
+
+// Forward time the recompute modules re-run in backward (Megatron-LM
+// --recompute-modules): the attention core, the norms, the MLA
+// up-projections, the experts' activation, the dense or shared-expert MLP,
+// or the whole MoE layer's compute (its all-to-all in AddEp).
+double ModuleRecomputeTime(const PlanContext& c, const BlockWork& b, const Compute& x) {
+  namespace rm = recompute_module;
+  const PlanSpec& p = *c.plan;
+  if (p.recompute != Recompute::kModules) return 0;
+  const unsigned r = p.recompute_modules;
+  const ChipSpec& chip = c.cluster->chip;
+  const double tp = static_cast<double>(p.tp);
+  const bool moe = b.top_k > 0;
+  double t = 0;
+  if (r & rm::kCoreAttn) t += x.core;
+  if (r & rm::kLayernorm) t += MemoryBoundTime(chip, c.tokens * b.norm_ew_bytes / tp).value();
+  if ((r & rm::kMlaUpProj) && b.attn_proj.flops > 0) {
+    t += x.proj * b.up_proj_flops / b.attn_proj.flops;
+  }
+  if (!moe && (r & rm::kMlp)) t += x.dense;
+  if (moe && (r & rm::kMoe)) return t + x.expert + x.dense;
+  if (moe && (r & rm::kSharedExperts)) t += x.shared;
+  if (moe && (r & rm::kMoeAct)) {
+    const double copies = c.tokens * b.top_k / tp * c.lambda;
+    t += MemoryBoundTime(chip, copies * b.act_ew_copy_bytes).value();
+  }
+  return t;
+}
+
+ActivationSavers SaversOf(const PlanContext& c) {
+  ActivationSavers s;
+  s.recompute_modules = c.plan->recompute == Recompute::kModules ? c.plan->recompute_modules : 0;
+  s.offload_modules = c.plan->offload_modules;
+  s.fp8_moe_cache = c.job->fp8_moe_cache;
+  return s;
+}
+
+// Activation offload: each block's offloaded tensors leave over the host
+// link during its forward and come back before its backward; what the
+// pass's compute does not cover is exposed (Megatron-LM fine-grained
+// activation offloading runs the copies on their own stream).
+void AddOffload(const PlanContext& c, const BlockWork& b, Seg& s) {
+  if (c.plan->offload_modules == 0 || b.top_k <= 0) return;
+  const BytesPerSecond link = c.cluster->chip.host_link_bandwidth;
+  if (!(link.value() > 0)) return;
+  const double bytes = OffloadedActivationBytes(b, *c.work, c.tokens, c.plan->tp, c.lambda,
+                                                c.job->precision, SaversOf(c));
+  const double t = (Bytes(bytes) / link).value();
+  s.total[kAxOffload] += 2 * t;
+  s.exp_f[kAxOffload] += std::max(0.0, t - s.cf);
+  s.exp_b[kAxOffload] += std::max(0.0, t - s.cb);
+}
+
+}  // namespace
+
 Seg BlockSeg(const PlanContext& c, const BlockWork& b, bool moe) {
   const PlanSpec& p = *c.plan;
   const Compute x = BlockCompute(c, b);
@@ -508,30 +568,54 @@ Seg BlockSeg(const PlanContext& c, const BlockWork& b, bool moe) {
   s.cw = matmul;
   if (p.recompute == Recompute::kFull) s.cb += s.cf;
   if (p.recompute == Recompute::kSelective) s.cb += x.core;
+  // Operator-level checkpointing re-runs every second matmul and the
+  // element-wise ops (ActivationWork::op_tp).
+  if (p.recompute == Recompute::kSelectiveOp) s.cb += 0.5 * matmul + x.ew;
+  s.cb += ModuleRecomputeTime(c, b, x);
   const double tp = static_cast<double>(p.tp);
   s.params_dense = static_cast<double>(b.params_dense) / tp;
   s.params_expert = static_cast<double>(b.params_expert) / static_cast<double>(p.ep * p.etp);
   const double seq = static_cast<double>(c.job->seq_len);
+  const ActivationSavers savers = SaversOf(c);
   s.act = BlockActivationBytes(b, *c.work, c.tokens, seq, p.tp, p.sp, p.recompute, 1.0,
-                               c.job->precision);
+                               c.job->precision, savers);
   s.act_extra = BlockActivationBytes(b, *c.work, c.tokens, seq, p.tp, p.sp, p.recompute, c.lambda,
-                                     c.job->precision) -
+                                     c.job->precision, savers) -
                 s.act;
+  if (p.recompute == Recompute::kModules) {
+    s.act_work =
+        ModuleRecomputeWorkBytes(b, c.tokens, p.tp, p.sp, c.lambda, savers.recompute_modules);
+  }
   if (p.recompute == Recompute::kFull) {
     s.act_work = BlockActivationBytes(b, *c.work, c.tokens, seq, p.tp, p.sp, Recompute::kNone,
                                       c.lambda, c.job->precision);
+  }
+  // Operator-level checkpointing rebuilds one block's recomputed tensors at a
+  // time, beside the kept ones.
+  if (p.recompute == Recompute::kSelectiveOp) {
+    s.act_work = std::max(0.0, BlockActivationBytes(b, *c.work, c.tokens, seq, p.tp, p.sp,
+                                                    Recompute::kNone, c.lambda, c.job->precision) -
+                                   s.act - s.act_extra);
   }
   const bool tp_mlp = !moe || c.model->moe->num_shared_experts > 0 || p.etp > 1;
   Hide h;
   // The shared experts' backward: input and weight gradients (+ the recomputed forward).
   h.ep_window_f = x.shared;
-  h.ep_window_b = x.shared * (p.recompute == Recompute::kFull ? 3.0 : 2.0);
+  const bool shared_rec =
+      p.recompute == Recompute::kFull ||
+      (p.recompute == Recompute::kModules &&
+       (p.recompute_modules & (recompute_module::kSharedExperts | recompute_module::kMoe)) != 0);
+  h.ep_window_b = x.shared * (shared_rec ? 3.0 : 2.0);
   AddBlockTp(c, tp_mlp ? 2.0 : 1.0, s, h);
   AddCp(c, s, h);
   if (moe) AddEp(c, b, s, h);
   AddFsdp(c, BlockUnits(c, b, s), s, h);
-  const double core_b = x.core_b + (p.recompute == Recompute::kNone ? 0.0 : x.core);
+  const bool core_rec = p.recompute == Recompute::kModules
+                            ? (p.recompute_modules & recompute_module::kCoreAttn) != 0
+                            : p.recompute != Recompute::kNone;
+  const double core_b = x.core_b + (core_rec ? x.core : 0.0);
   Settle(c, x.core, core_b, h, s);
+  AddOffload(c, b, s);
   if (moe) AddHostBound(c, s);
   return s;
 }

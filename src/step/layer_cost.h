@@ -17,8 +17,9 @@
 namespace occam::step_internal {
 
 // kAxHost: the MoE dispatcher's host time after its device-to-host sync,
-// hidden (or not) with the expert all-to-all it precedes.
-enum Ax { kAxTp = 0, kAxCp, kAxEp, kAxFsdp, kAxHost, kNumAx };
+// hidden (or not) with the expert all-to-all it precedes. kAxOffload:
+// activation offload to host memory and its reload, over the host link.
+enum Ax { kAxTp = 0, kAxCp, kAxEp, kAxFsdp, kAxHost, kAxOffload, kNumAx };
 
 struct Seg {
   double cf = 0, cb = 0, cw = 0;       // compute (s): forward, input-grad (+recompute), weight-grad
@@ -28,9 +29,9 @@ struct Seg {
   std::array<double, kNumAx> exp_w{};  // exposed part in the weight-gradient pass (paired windows)
   double act = 0;                      // bytes kept per micro-batch (balanced routing)
   double act_extra = 0;                // bytes of routing-imbalance headroom per micro-batch
-  double act_work = 0;                 // full recompute: one block's activations rebuilt at a time
-  double params_dense = 0;             // parameters on this chip outside routed experts
-  double params_expert = 0;            // routed-expert parameters on this chip
+  double act_work = 0;       // full or module recompute: one block's tensors rebuilt at a time
+  double params_dense = 0;   // parameters on this chip outside routed experts
+  double params_expert = 0;  // routed-expert parameters on this chip
   // EpWindow::kPaired: the paired share's hideable communication per axis
   // (already weighted by 1 - u) and the attention core of its passes, not
   // yet settled: a pair pools the compute of a whole chunk (dense blocks,
@@ -111,7 +112,7 @@ struct PlanContext {
   // DualPipe's share is counted from its operation list
   // (UnpairedPassFraction), the one the simulator plays.
   double a2a_unpaired = 1;
-  std::array<int, kNumAx> tier{-1, -1, -1, -1, -1};
+  std::array<int, kNumAx> tier{-1, -1, -1, -1, -1, -1};
   mutable CommMemo memo;
   // Collective(*cluster, ...) through `memo`: same result, each distinct call costed once.
   CommCost Comm(CollectiveOp op, double bytes, RankGroup group,

@@ -219,11 +219,11 @@ inline std::string EstimateViolation(const RandomCase& c, const Estimate& e, dou
   if (!(e.hfu >= e.mfu * (1 - tol))) return "HFU must be >= MFU";
   if (!(e.hfu <= 1 + tol)) return "HFU must be <= 1";
   const MemoryBreakdown& m = e.memory;
-  for (const Bytes b : {m.weights, m.grads, m.optimizer, m.activations, m.other}) {
+  for (const Bytes b : {m.weights, m.grads, m.optimizer, m.activations, m.logits, m.other}) {
     if (!finite_nonneg(b.value())) return "memory components must be finite and >= 0";
   }
   const double sum = m.weights.value() + m.grads.value() + m.optimizer.value() +
-                     m.activations.value() + m.other.value();
+                     m.activations.value() + m.logits.value() + m.other.value();
   if (!close(sum, m.total().value())) return "memory components must sum to the total";
   if (e.fits != (m.total() <= e.memory_capacity)) return "fits must mean total <= capacity";
   if (!finite_nonneg(e.bubble.value()) || e.bubble > e.step_time * (1 + tol)) {

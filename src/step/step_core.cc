@@ -127,6 +127,7 @@ struct DeviceResult {
   Seg seg;  // per micro-batch costs (DualPipe: mean of its two stage copies)
   double params_dense = 0, params_expert = 0;  // held by the device
   bool has_head = false;
+  bool has_embedding = false;
 };
 
 // What Device() depends on besides the plan: the keys of the device's
@@ -164,6 +165,7 @@ DeviceResult Device(const PlanSegs& segs, const StepModel::Impl& impl, const Pla
     r.params_dense += chunk.params_dense;
     r.params_expert += chunk.params_expert;
     if (key.last) r.has_head = true;
+    if (key.first) r.has_embedding = true;
     if (k < 2 && key.first) first_two_have_embedding = true;
   }
   // Tied embeddings: the head's device keeps its own copy (Megatron-Core).
@@ -225,6 +227,28 @@ void DataParallelTail(const PlanContext& c, const DeviceResult& dev, const Devic
   }
 }
 
+// Unsharded copies ZeRO-3 / FSDP holds beside its shards (doc/cost-model.md
+// §3). With a pipeline, the stage's 16-bit weights stay gathered and its
+// gradients unsharded (fp32) until the last micro-batch: torchtitan sets
+// reshard_after_forward = False under PP (parallelize_llama.py, "to avoid
+// per-microbatch all-gathers") and torch.distributed.pipelining syncs and
+// reshards FSDP gradients only in the last backward. Without one, two
+// gathered blocks (the running one and the prefetched next) and the root
+// unit (embedding, final norm, head: FSDP2's fully_shard(model) after the
+// blocks), gathered through the whole forward on the devices that hold it.
+double FullyShardedBuffers(const PlanContext& c, const DeviceResult& dev) {
+  const PlanSpec& p = *c.plan;
+  const double tp = static_cast<double>(p.tp);
+  if (p.pp > 1) return (kBf16Bytes + kFp32Bytes) * (dev.params_dense + dev.params_expert);
+  const double block =
+      std::max(c.work->dense.params_dense,
+               c.work->moe.params_dense + c.work->moe.params_expert / std::max<int64_t>(p.ep, 1));
+  double root = 0;
+  if (dev.has_embedding) root += static_cast<double>(c.work->params_embedding);
+  if (dev.has_head) root += static_cast<double>(c.work->params_head);
+  return kBf16Bytes * (2.0 * block + root) / tp;
+}
+
 // Stored activations the device holds at its peak: `held_act` of them
 // balanced-routing activations, `held_extra` routing-imbalance headroom.
 struct Held {
@@ -236,9 +260,11 @@ MemoryBreakdown DeviceMemory(const PlanContext& c, const PlanSegs& segs, const D
   const PlanSpec& p = *c.plan;
   const double shard_d = static_cast<double>(c.fsdp_dense.size);
   const double shard_e = static_cast<double>(std::max<int64_t>(c.fsdp_expert.size, 1));
-  const StateMemory a = ShardedState(dev.params_dense, p.zero,
-                                     p.zero >= 3 ? shard_d : static_cast<double>(c.dense_dp.size));
-  const StateMemory b = ShardedState(dev.params_expert, p.zero, shard_e);
+  const StateBytesPerParam state = TrainingStateBytes(c.job->bf16_optimizer_moments);
+  const StateMemory a =
+      ShardedState(dev.params_dense, p.zero,
+                   p.zero >= 3 ? shard_d : static_cast<double>(c.dense_dp.size), state);
+  const StateMemory b = ShardedState(dev.params_expert, p.zero, shard_e, state);
   MemoryBreakdown mem;
   mem.weights = a.weights + b.weights;
   mem.grads = a.grads + b.grads;
@@ -247,8 +273,12 @@ MemoryBreakdown DeviceMemory(const PlanContext& c, const PlanSegs& segs, const D
   // Combined 1F1B: a paired layer builds the next micro-batch's activations
   // before its backward frees the previous one's (doc/cost-model.md).
   if (c.ep_window == EpWindow::kPaired && !c.dual) act += segs.moe.act + segs.moe.act_extra;
-  if (dev.has_head) act += segs.logits * (all_forward_first ? m : 1.0);
   mem.activations = Bytes(act);
+  if (dev.has_head) {
+    const double held_logits = segs.logits * (all_forward_first ? m : 1.0);
+    const bool unfused = !c.job->fused_cross_entropy;
+    mem.logits = Bytes(held_logits + (unfused ? LossTransientBytes(segs.logits) : 0.0));
+  }
   // Routing-imbalance headroom, TP all-gather buffers (2 x T h), EP
   // receive buffers (lambda k T/tp h, send + receive), ZeRO-3 prefetch
   // (two gathered blocks).
@@ -259,12 +289,7 @@ MemoryBreakdown DeviceMemory(const PlanContext& c, const PlanSegs& segs, const D
     other +=
         2.0 * c.lambda * static_cast<double>(c.model->moe->top_k) * th / static_cast<double>(p.tp);
   }
-  if (p.zero >= 3) {
-    const double block =
-        std::max(c.work->dense.params_dense,
-                 c.work->moe.params_dense + c.work->moe.params_expert / std::max<int64_t>(p.ep, 1));
-    other += 2.0 * 2.0 * block / static_cast<double>(p.tp);
-  }
+  if (p.zero >= 3) other += FullyShardedBuffers(c, dev);
   mem.other = Bytes(other);
   return mem;
 }
@@ -365,8 +390,13 @@ DeviceSweep AllDevices(const StepModel::Impl& impl, const PlanSpec& plan, const 
                                dev.params_expert /
                                    static_cast<double>(std::max<int64_t>(c.fsdp_expert.size, 1))
                          : dev.params_dense + dev.params_expert;
-      opt = std::max(
-          opt, MemoryBoundTime(impl.cluster.chip, kAdamUpdateTrafficBytesPerParam * owned).value());
+      // Adam's update reads the gradient, master and moments, writes them
+      // back and the 16-bit weight (kAdamUpdateTrafficBytesPerParam with the
+      // job's moment precision).
+      const double traffic = kGradBytesPerParam +
+                             2 * TrainingStateBytes(impl.job.bf16_optimizer_moments).optimizer +
+                             kWeightBytesPerParam;
+      opt = std::max(opt, MemoryBoundTime(impl.cluster.chip, traffic * owned).value());
       if (keyed && n_seen < seen.size()) {
         seen[n_seen] = Seen{key, dev, t, held};
         repeat = &seen[n_seen++];
@@ -461,6 +491,9 @@ CoreResult RunCore(const StepModel::Impl& impl, const PlanSpec& plan, PipelineTi
   double hw = impl.model_flops_per_token;
   if (plan.recompute == Recompute::kFull) hw += impl.recompute_full_flops_per_token;
   if (plan.recompute == Recompute::kSelective) hw += impl.recompute_attn_flops_per_token;
+  if (plan.recompute == Recompute::kSelectiveOp) {
+    hw += 0.5 * (impl.recompute_full_flops_per_token - impl.recompute_attn_flops_per_token);
+  }
   out.mfu = impl.model_flops_per_token * tokens / denom;
   out.hfu = hw * tokens / denom;
   return out;

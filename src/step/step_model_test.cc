@@ -64,11 +64,12 @@ TEST(StepModel, Invariants) {
     EXPECT_LE(e->mfu, 1);
     EXPECT_GE(e->hfu, e->mfu);
     const MemoryBreakdown& m = e->memory;
-    for (Bytes b : {m.weights, m.grads, m.optimizer, m.activations, m.other}) {
+    for (Bytes b : {m.weights, m.grads, m.optimizer, m.activations, m.logits, m.other}) {
       EXPECT_GE(b.value(), 0);
     }
-    EXPECT_DOUBLE_EQ(m.total().value(),
-                     (m.weights + m.grads + m.optimizer + m.activations + m.other).value());
+    EXPECT_DOUBLE_EQ(
+        m.total().value(),
+        (m.weights + m.grads + m.optimizer + m.activations + m.logits + m.other).value());
     double exposed = 0;
     for (const TimeItem& i : e->breakdown) {
       EXPECT_LE(i.exposed.value(), i.total.value() * (1 + 1e-12) + 1e-15) << i.what;
@@ -252,10 +253,11 @@ TEST(LowerBoundsFor, NeverExceedsTheStepAndIgnoresShardingAndOrder) {
   EXPECT_NEAR(sm.LowerBoundsFor(piped).step_time.value(), expect, 1e-9 * expect);
   // Without pipeline or recompute, in the default order (dense state sharded
   // over all dp ranks) the one device holds its whole state and one
-  // micro-batch's activations: exactly the estimate's memory less its buffers.
+  // micro-batch's activations and logits (fused loss: no transient): exactly
+  // the estimate's memory less its buffers.
   const Estimate est = *sm.Evaluate(flat);
   const MemoryBreakdown& mb = est.memory;
-  const double held = (mb.weights + mb.grads + mb.optimizer + mb.activations).value();
+  const double held = (mb.weights + mb.grads + mb.optimizer + mb.activations + mb.logits).value();
   EXPECT_NEAR(sm.LowerBoundsFor(flat).memory_by_zero[1].value(), held, 1e-9 * held);
 }
 

@@ -119,6 +119,8 @@ double MetricFromStepTime(MetricKind kind, double step_time_s, double tokens_per
       return tokens_per_step / (step_time_s * n);
     case MetricKind::kChipHoursPerTrillionTokens:
       return n * step_time_s / 3600.0 * 1e12 / tokens_per_step;
+    case MetricKind::kMemoryPerChipBytes:
+      return 0;  // not a throughput metric (validate/memory_score.cc)
   }
   return 0;
 }

@@ -171,6 +171,9 @@ void SetStatedJobSettings(const PublishedRun& run, JobSpec* job) {
       Has(text, "force_load_balancing")) {
     job->moe_imbalance = 1.0;
   }
+  // torchtitan computes the loss with PyTorch's cross_entropy on the fp32
+  // logits (components/loss.py), not a fused kernel.
+  if (Has(Lower(run.source), "torchtitan")) job->fused_cross_entropy = false;
 }
 
 // Megatron-LM rejects --overlap-param-gather without the distributed

@@ -21,6 +21,11 @@ std::optional<Recompute> InterpretRecompute(const std::optional<std::string>& te
   if (t.rfind("none", 0) == 0 || Has(t, "no recompute")) return Recompute::kNone;
   // MaxText remat policies: "minimal" and "save_dot_except_mlpwi" keep the
   // matmul outputs and recompute the cheap element-wise parts -> selective.
+  // torchtitan's operator-level SAC (selective_ac_option = 'op', "per-op SAC").
+  if (Has(t, "op-level sac") || Has(t, "per-op sac") || Has(t, "op sac") ||
+      Has(t, "selective_ac_option = 'op'")) {
+    return Recompute::kSelectiveOp;
+  }
   if (Has(t, "selective") || Has(t, "minimal") || Has(t, "save_dot")) return Recompute::kSelective;
   if (Has(t, "full") || Has(t, "rematerializ")) return Recompute::kFull;
   return std::nullopt;

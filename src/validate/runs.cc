@@ -336,7 +336,8 @@ Status ParseMeasured(const Json& j, const std::string& path, std::string_view or
   if (!k) {
     return InvalidInput(std::string(origin) + ": " + path + ".kind '" + Echo(kind) +
                         "' is not one of step_time_s, tflops_per_chip, mfu_pct, "
-                        "tokens_per_s_per_chip, chip_hours_per_trillion_tokens");
+                        "tokens_per_s_per_chip, chip_hours_per_trillion_tokens, "
+                        "memory_per_chip_bytes");
   }
   out->kind = *k;
   if (out->flops_basis && *out->flops_basis != "model" && *out->flops_basis != "hardware" &&
@@ -473,13 +474,16 @@ std::string_view MetricKindName(MetricKind kind) {
       return "tokens_per_s_per_chip";
     case MetricKind::kChipHoursPerTrillionTokens:
       return "chip_hours_per_trillion_tokens";
+    case MetricKind::kMemoryPerChipBytes:
+      return "memory_per_chip_bytes";
   }
   return "?";
 }
 
 std::optional<MetricKind> ParseMetricKind(std::string_view name) {
   for (MetricKind k : {MetricKind::kStepTimeS, MetricKind::kTflopsPerChip, MetricKind::kMfuPct,
-                       MetricKind::kTokensPerSPerChip, MetricKind::kChipHoursPerTrillionTokens}) {
+                       MetricKind::kTokensPerSPerChip, MetricKind::kChipHoursPerTrillionTokens,
+                       MetricKind::kMemoryPerChipBytes}) {
     if (MetricKindName(k) == name) return k;
   }
   return std::nullopt;
@@ -538,6 +542,14 @@ Result<std::vector<PublishedRun>> BundledRuns() {
     if (f.path == kPath) return ParseRuns(f.content, "published.json");
   }
   return Internal("the bundled run file data/runs/published.json is not compiled in");
+}
+
+Result<std::vector<PublishedRun>> BundledMemoryRuns() {
+  constexpr std::string_view kPath = "data/runs/memory.json";
+  for (const EmbeddedFile& f : EmbeddedFiles()) {
+    if (f.path == kPath) return ParseRuns(f.content, "memory.json");
+  }
+  return Internal("the bundled run file data/runs/memory.json is not compiled in");
 }
 
 }  // namespace occam

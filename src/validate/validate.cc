@@ -408,6 +408,9 @@ Result<double> PredictedRelError(PreparedRun& p,
 }
 
 RunValidation ValidateOne(const PublishedRun& run, const ValidateOptions& options) {
+  if (run.measured.kind == MetricKind::kMemoryPerChipBytes && run.unreadable.empty()) {
+    return ValidateMemoryOne(run, options);
+  }
   RunValidation out;
   out.id = run.id;
   out.kind = run.measured.kind;
@@ -549,6 +552,7 @@ ValidationReport SummarizeRuns(std::vector<RunValidation> done,
       ++rep.skipped;
       continue;
     }
+    if (r.kind == MetricKind::kMemoryPerChipBytes) continue;  // SummarizeMemory
     all.push_back(&r);
     (r.held_out ? held : fitted).push_back(&r);
     if (runs[i].source.rfind("Korthikanti et al. 2022", 0) == 0) korth.push_back(&r);
@@ -574,6 +578,7 @@ ValidationReport SummarizeRuns(std::vector<RunValidation> done,
   group("moe", [](const RunValidation& r) { return r.is_moe; });
   group("gpu", [](const RunValidation& r) { return !r.is_tpu; });
   group("tpu", [](const RunValidation& r) { return r.is_tpu; });
+  validate::SummarizeMemory(&rep);
   return rep;
 }
 

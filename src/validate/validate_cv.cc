@@ -26,6 +26,7 @@
 namespace occam {
 namespace {
 
+using validate::IsMemoryRun;
 using validate::PreparedRun;
 
 constexpr int64_t kMinFitRuns = 3;  // as dev/fit_calibration.py MIN_RUNS
@@ -199,7 +200,7 @@ CrossValidationReport CrossValidateBySource(const std::vector<PublishedRun>& run
   // training runs.
   std::map<std::string, int64_t> count;
   for (size_t i = 0; i < runs.size(); ++i) {
-    if (prep.runs[i].ok()) ++count[prep.family[i]];
+    if (prep.runs[i].ok() && !IsMemoryRun(runs[i])) ++count[prep.family[i]];
   }
   std::vector<std::string> sources;
   for (const std::string& s : prep.source) {
@@ -219,7 +220,7 @@ CrossValidationReport CrossValidateBySource(const std::vector<PublishedRun>& run
       bool touched = false;
       bool moe = false;
       for (size_t i = 0; i < runs.size(); ++i) {
-        if (prep.family[i] != family || !prep.runs[i].ok()) continue;
+        if (prep.family[i] != family || !prep.runs[i].ok() || IsMemoryRun(runs[i])) continue;
         if (prep.source[i] == held) {
           touched = true;
           continue;
@@ -257,13 +258,14 @@ CrossValidationReport CrossValidateBySource(const std::vector<PublishedRun>& run
     }
     std::vector<size_t> members;
     for (size_t i = 0; i < runs.size(); ++i) {
-      if (prep.source[i] == held) members.push_back(i);
+      if (prep.source[i] == held && !IsMemoryRun(runs[i])) members.push_back(i);
     }
     pool.ParallelFor(static_cast<int64_t>(members.size()), [&](int64_t k) {
       const size_t i = members[static_cast<size_t>(k)];
       oof[i] = validate::ValidateOne(runs[i], fold);
     });
   }
+  validate::CrossValidateMemory(runs, options, &oof);
   rep.source = prep.source;
   rep.summary = SummarizeRuns(std::move(oof), runs);
   return rep;

@@ -56,4 +56,28 @@ double Percentile(std::vector<double> v, double q);
 
 RunValidation ValidateOne(const PublishedRun& run, const ValidateOptions& options);
 
+// ------------------------------------------- memory (memory_score.cc) ---
+
+// The allocator counter a memory run measured, read off measured.definition
+// ("reserved" -> max reserved, "allocated" / "max active" -> max allocated);
+// nullopt when it names neither.
+enum class MemoryCounter { kMaxAllocated, kMaxReserved };
+std::optional<MemoryCounter> CounterOf(std::string_view definition);
+std::string_view CounterName(MemoryCounter c);
+// Bytes in use at the peak, as the counter reads them: max reserved adds
+// the caching allocator's overhead (a fraction of the bytes in use).
+double InCounter(double in_use, MemoryCounter c, double reserved_overhead);
+// One memory run: the stated layout's peak memory on its most loaded device,
+// in the measured counter.
+RunValidation ValidateMemoryOne(const PublishedRun& run, const ValidateOptions& options);
+inline bool IsMemoryRun(const PublishedRun& run) {
+  return run.measured.kind == MetricKind::kMemoryPerChipBytes;
+}
+// Leave-one-document-out predictions of the memory runs into (*oof)[i]
+// (doc/validation.md, "Memory per chip"); other entries are left alone.
+void CrossValidateMemory(const std::vector<PublishedRun>& runs, const ValidateOptions& options,
+                         std::vector<RunValidation>* oof);
+// Fills report->memory and report->memory_not_fit from report->runs.
+void SummarizeMemory(ValidationReport* report);
+
 }  // namespace occam::validate

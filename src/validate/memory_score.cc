@@ -1,0 +1,132 @@
+// Memory runs (measured.kind memory_per_chip_bytes): occam's peak memory per
+// chip for the run's stated layout, converted into the counter the source
+// measured, against the measured bytes. Policies: doc/validation.md
+// ("Memory per chip").
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "occam/step.h"
+#include "validate/run_text.h"
+#include "validate/validate_internal.h"
+
+namespace occam::validate {
+
+std::optional<MemoryCounter> CounterOf(std::string_view definition) {
+  const std::string t = Lower(std::string(definition));
+  // PyTorch's caching allocator counters (torch.cuda.memory_stats):
+  // reserved_bytes.all.peak (max_memory_reserved) and
+  // allocated_bytes.all.peak / active_bytes.all.peak (max_memory_allocated).
+  if (Has(t, "reserved")) return MemoryCounter::kMaxReserved;
+  if (Has(t, "allocated") || Has(t, "max active") || Has(t, "max_active")) {
+    return MemoryCounter::kMaxAllocated;
+  }
+  return std::nullopt;
+}
+
+std::string_view CounterName(MemoryCounter c) {
+  return c == MemoryCounter::kMaxReserved ? "max reserved" : "max allocated";
+}
+
+double InCounter(double in_use, MemoryCounter c, double reserved_overhead) {
+  return c == MemoryCounter::kMaxReserved ? in_use * (1.0 + reserved_overhead) : in_use;
+}
+
+RunValidation ValidateMemoryOne(const PublishedRun& run, const ValidateOptions& options) {
+  RunValidation out;
+  out.id = run.id;
+  out.kind = run.measured.kind;
+  out.metric = run.measured.metric;
+  out.measured = run.measured.value;
+  out.chip = run.chip_key;
+  out.family = FamilyOf(run.chip_key);
+  out.is_moe = run.arch.moe.has_value();
+  out.is_tpu = run.chip_key.rfind("tpu", 0) == 0;
+  out.held_out = IsHeldOut(run.id);
+  out.source_document = run.url;
+  if (!run.unreadable.empty()) {
+    out.skipped_reason = run.unreadable;
+    return out;
+  }
+  const std::optional<MemoryCounter> counter = CounterOf(run.measured.definition);
+  if (!counter) {
+    out.skipped_reason =
+        "measured.definition names no counter occam converts to (PyTorch max reserved or max "
+        "allocated)";
+    return out;
+  }
+  out.memory_definition = std::string(CounterName(*counter));
+  Result<PreparedRun> prep = PrepareRun(run, options, &out);
+  if (!prep.ok()) {
+    out.skipped_reason = prep.status().message();
+    return out;
+  }
+  Result<Estimate> est = prep->model->Evaluate(prep->plan);
+  if (!est.ok()) {
+    out.skipped_reason = est.status().message();
+    return out;
+  }
+  const MemoryBreakdown& m = est->memory;
+  out.memory_terms = {{"weights", m.weights.value()},     {"grads", m.grads.value()},
+                      {"optimizer", m.optimizer.value()}, {"activations", m.activations.value()},
+                      {"logits", m.logits.value()},       {"other", m.other.value()}};
+  out.memory_capacity_bytes = prep->setup.cluster.chip.hbm.value();
+  out.memory_fits = m.total().value() <= out.memory_capacity_bytes;
+  out.plan = FormatPlan(prep->plan);
+  out.predicted_step_time_s = est->step_time.value();
+  out.predicted = InCounter(m.total().value(), *counter, options.memory_reserved_overhead);
+  out.rel_error = (*out.predicted - run.measured.value) / run.measured.value;
+  return out;
+}
+
+}  // namespace occam::validate
+
+namespace occam::validate {
+
+void SummarizeMemory(ValidationReport* report) {
+  std::vector<const RunValidation*> all;
+  std::vector<std::string> families, counters;
+  for (const RunValidation& r : report->runs) {
+    if (r.kind != MetricKind::kMemoryPerChipBytes || !r.rel_error) continue;
+    all.push_back(&r);
+    if (!r.memory_fits) report->memory_not_fit.push_back(r.id);
+    for (auto [list, v] : {std::pair{&families, &r.family}, {&counters, &r.memory_definition}}) {
+      if (std::find(list->begin(), list->end(), *v) == list->end()) list->push_back(*v);
+    }
+  }
+  if (all.empty()) return;
+  report->memory.push_back(SummarizeErrors("memory all", all));
+  auto group = [&](const std::string& name, auto pred) {
+    std::vector<const RunValidation*> g;
+    for (const RunValidation* r : all) {
+      if (pred(*r)) g.push_back(r);
+    }
+    if (!g.empty()) report->memory.push_back(SummarizeErrors(name, g));
+  };
+  for (const std::string& f : families) {
+    group("memory chip " + f, [&](const RunValidation& r) { return r.family == f; });
+  }
+  group("memory dense", [](const RunValidation& r) { return !r.is_moe; });
+  group("memory moe", [](const RunValidation& r) { return r.is_moe; });
+  for (const std::string& c : counters) {
+    group("memory " + c, [&](const RunValidation& r) { return r.memory_definition == c; });
+  }
+}
+
+}  // namespace occam::validate
+
+namespace occam::validate {
+
+void CrossValidateMemory(const std::vector<PublishedRun>& runs, const ValidateOptions& options,
+                         std::vector<RunValidation>* oof) {
+  // Nothing of the memory model is fitted to the runs: every term is a
+  // formula or a documented constant, so each held-out document is predicted
+  // exactly as in sample (the folds are kept so that a fitted term would be
+  // held out by the same rule).
+  for (size_t i = 0; i < runs.size(); ++i) {
+    if (IsMemoryRun(runs[i])) (*oof)[i] = ValidateMemoryOne(runs[i], options);
+  }
+}
+
+}  // namespace occam::validate
