@@ -34,16 +34,7 @@ double InCounter(double in_use, MemoryCounter c, double reserved_overhead) {
 }
 
 RunValidation ValidateMemoryOne(const PublishedRun& run, const ValidateOptions& options) {
-  RunValidation out;
-  out.id = run.id;
-  out.kind = run.measured.kind;
-  out.metric = run.measured.metric;
-  out.measured = run.measured.value;
-  out.chip = run.chip_key;
-  out.family = FamilyOf(run.chip_key);
-  out.is_moe = run.arch.moe.has_value();
-  out.is_tpu = run.chip_key.rfind("tpu", 0) == 0;
-  out.held_out = IsHeldOut(run.id);
+  RunValidation out = RunHeader(run);
   out.source_document = run.url;
   if (!run.unreadable.empty()) {
     out.skipped_reason = run.unreadable;

@@ -407,10 +407,7 @@ Result<double> PredictedRelError(PreparedRun& p,
   return (pred.metric - p.run->measured.value) / p.run->measured.value;
 }
 
-RunValidation ValidateOne(const PublishedRun& run, const ValidateOptions& options) {
-  if (run.measured.kind == MetricKind::kMemoryPerChipBytes && run.unreadable.empty()) {
-    return ValidateMemoryOne(run, options);
-  }
+RunValidation RunHeader(const PublishedRun& run) {
   RunValidation out;
   out.id = run.id;
   out.kind = run.measured.kind;
@@ -421,6 +418,14 @@ RunValidation ValidateOne(const PublishedRun& run, const ValidateOptions& option
   out.is_moe = run.arch.moe.has_value();
   out.is_tpu = run.chip_key.rfind("tpu", 0) == 0;
   out.held_out = IsHeldOut(run.id);
+  return out;
+}
+
+RunValidation ValidateOne(const PublishedRun& run, const ValidateOptions& options) {
+  if (run.measured.kind == MetricKind::kMemoryPerChipBytes && run.unreadable.empty()) {
+    return ValidateMemoryOne(run, options);
+  }
+  RunValidation out = RunHeader(run);
   if (!run.unreadable.empty()) {
     out.skipped_reason = run.unreadable;
     return out;

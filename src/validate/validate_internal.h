@@ -70,6 +70,9 @@ double InCounter(double in_use, MemoryCounter c, double reserved_overhead);
 // One memory run: the stated layout's peak memory on its most loaded device,
 // in the measured counter.
 RunValidation ValidateMemoryOne(const PublishedRun& run, const ValidateOptions& options);
+// The fields of a run's result that come from the run itself (id, metric,
+// measured value, chip family, MoE/TPU, held out), before any prediction.
+RunValidation RunHeader(const PublishedRun& run);
 inline bool IsMemoryRun(const PublishedRun& run) {
   return run.measured.kind == MetricKind::kMemoryPerChipBytes;
 }
