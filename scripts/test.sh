@@ -11,10 +11,12 @@ ctest --test-dir build --output-on-failure -j"$(nproc)"
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
   -DOCCAM_SANITIZE=ON -DOCCAM_BUILD_BENCH=OFF > /dev/null
 cmake --build build-asan -j"$(nproc)"
-# The cross-validation tests (hundreds of calibration refits) run in the
-# release suite above; under the sanitizers they take over five minutes each.
+# The cross-validation tests (hundreds of calibration refits) and the planner's
+# exhaustive full-model comparisons run in the release suite above; under the
+# sanitizers they take five to over ten minutes each.
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-  ctest --test-dir build-asan --output-on-failure -j"$(nproc)" -E '^CrossValidation\.'
+  ctest --test-dir build-asan --output-on-failure -j"$(nproc)" \
+  -E '^(CrossValidation|PlannerVsExhaustive)\.'
 
 # A short fuzz run (three minutes over the 8 libFuzzer targets, ~22 s each), when clang is
 # installed.
