@@ -296,8 +296,10 @@ Result<SearchResult> Assemble(const Context& ctx, const Ranking& ranked, const T
   out.notes.push_back(
       "pipeline: layouts ranked with the schedules' closed-form bubble and in-flight counts; the "
       "kept ones (top " +
-      std::to_string(std::max(ctx.options.top, kRefineAtLeast)) +
-      ", the fastest 4 with and 4 without PP, simplest) re-evaluated and re-ranked with the "
+      std::to_string(std::max(ctx.options.top, kRefineAtLeast)) + ", the fastest " +
+      std::to_string(Ranking::kCategoryKeep) + " with and " +
+      std::to_string(Ranking::kCategoryKeep) +
+      " without PP, simplest) re-evaluated and re-ranked with the "
       "simulated pipeline, whose values are shown; a layout that no longer fits is dropped");
 
   return out;
