@@ -8,6 +8,8 @@
 #include <cmath>
 #include <string>
 
+#include "validate/run_recipe.h"
+
 namespace occam::validate {
 
 void Fill(std::vector<std::pair<std::string, std::string>>* filled, std::string field,
@@ -330,6 +332,12 @@ Result<RunSetup> BuildRunSetup(const PublishedRun& run) {
   OCCAM_ASSIGN_OR_RETURN(s.job, BuildJob(run, &s));
   OCCAM_ASSIGN_OR_RETURN(s.cluster, BuildCluster(run, &s.filled));
   OCCAM_RETURN_IF_ERROR(BuildPlan(run, &s));
+  // The framework's recipe for this model, chip, precision and release fills
+  // what the run leaves unstated (doc/validation.md, "Framework recipes").
+  OCCAM_ASSIGN_OR_RETURN(const std::vector<RecipeRow> recipes, BundledRecipes());
+  if (const std::optional<RecipeRow> row = RecipeFor(recipes, run)) {
+    OCCAM_RETURN_IF_ERROR(ApplyRecipe(*row, &s));
+  }
   return s;
 }
 

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -187,12 +188,15 @@ Result<Choice> ChooseLayout(const StepModel& sm, const RunSetup& s, bool search)
   std::optional<Choice> first_valid, closest;
   Status first_error;
   int64_t valid = 0;
+  std::set<std::string> seen;
   for (const Candidate& c : candidates) {
     Status st = ValidatePlan(s.model, s.cluster, s.job, c.plan);
     if (!st.ok()) {
       if (first_error.ok()) first_error = st;
       continue;
     }
+    // Choices that coincide (expert TP = tp or 1 when tp is 1) are one layout.
+    if (!seen.insert(FormatPlan(c.plan)).second) continue;
     const QuickEstimate q = sm.EvaluateQuick(c.plan);
     if (!std::isfinite(q.step_time.value()) || q.step_time.value() <= 0) continue;
     ++valid;

@@ -1,0 +1,56 @@
+// Framework recipes: the settings a framework's published performance recipes
+// choose for one model, chip, precision and release, which the benchmark
+// tables made with them do not restate (data/recipes/*.json; rules and sources
+// in doc/validation.md, "Framework recipes").
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "occam/status.h"
+#include "occam/validate.h"
+#include "validate/run_setup.h"
+
+namespace occam::validate {
+
+// One row of a recipe table, keyed by the run fields it applies to.
+struct RecipeRow {
+  // Key: the run's framework, date (the table's release), model, chip_key and
+  // precision, each exactly as the run file writes them.
+  std::string framework;
+  std::string date;
+  std::string model;
+  std::string chip_key;
+  std::string precision;
+  // Settings: the token dispatcher (alltoall, deepep, hybridep, ...), the CUDA
+  // graph setting ("none", "transformer_engine: <scopes>" or
+  // "full_iteration"), Megatron-Core's combined 1F1B EP overlap
+  // (moe_a2a_overlap), and the recompute plan value ("none" or modules).
+  std::string dispatcher;
+  std::string cuda_graph;
+  bool a2a_overlap = false;
+  std::string recompute;
+  // Citation: repository, tag and commit, files and config name; whether the
+  // recipe's layout is the row's (pinned) or the closest documented one, and why.
+  std::string recipe;
+  bool pinned = false;
+  std::string note;
+};
+
+// Strict parser of a recipe table (a JSON array of rows with exactly the keys
+// above). Errors name the origin and the key path.
+Result<std::vector<RecipeRow>> ParseRecipes(std::string_view text, std::string_view origin);
+// Every table compiled in from data/recipes/.
+Result<std::vector<RecipeRow>> BundledRecipes();
+// The row whose key is the run's, if any.
+std::optional<RecipeRow> RecipeFor(const std::vector<RecipeRow>& rows, const PublishedRun& run);
+
+// Fills what the recipe sets and the run leaves unstated, each listed under
+// `filled` with the recipe as the reason: the recompute policy (when the run
+// states none), the combined 1F1B EP overlap, and whether the MoE
+// dispatcher's host sync remains (only a full-iteration CUDA graph removes it).
+Status ApplyRecipe(const RecipeRow& row, RunSetup* s);
+
+}  // namespace occam::validate
