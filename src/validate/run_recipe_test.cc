@@ -1,0 +1,91 @@
+// Framework recipes (run_recipe.cc): the bundled table parses, keys every
+// Megatron-Bridge performance run, and fills only what a run leaves unstated.
+#include "validate/run_recipe.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "validate/run_test_util.h"
+
+namespace occam::validate {
+namespace {
+
+using testing::BundledRun;
+using testing::HasFilled;
+
+std::string Row(const std::string& recompute, const std::string& cuda_graph, bool a2a) {
+  return R"([{"framework": "megatron-bridge", "date": "2026-04", "model": "m", "chip_key": "gb200",
+    "precision": "MXFP8", "dispatcher": "hybridep", "cuda_graph": ")" +
+         cuda_graph + R"(", "a2a_overlap": )" + (a2a ? "true" : "false") + R"(, "recompute": ")" +
+         recompute + R"(", "recipe": "r", "pinned": true, "note": "n"}])";
+}
+
+TEST(RunRecipe, BundledTableKeysEveryMegatronBridgeRun) {
+  auto rows = BundledRecipes();
+  ASSERT_TRUE(rows.ok()) << rows.status().message();
+  auto runs = BundledRuns();
+  ASSERT_TRUE(runs.ok());
+  int keyed = 0;
+  for (const PublishedRun& run : *runs) {
+    if (run.framework != "megatron-bridge") continue;
+    EXPECT_TRUE(RecipeFor(*rows, run).has_value()) << run.id;
+    ++keyed;
+  }
+  EXPECT_GT(keyed, 0);
+  // Each row cites its repository and config, and says how it was pinned.
+  for (const RecipeRow& r : *rows) {
+    EXPECT_NE(r.recipe.find("NVIDIA-NeMo/Megatron-Bridge"), std::string::npos) << r.model;
+    EXPECT_FALSE(r.note.empty()) << r.model;
+  }
+}
+
+TEST(RunRecipe, ParserRejectsUnknownKeysAndBadModules) {
+  EXPECT_TRUE(ParseRecipes(Row("mla_up_proj+mlp", "none", false), "t.json").ok());
+  auto bad = ParseRecipes(Row("attention", "none", false), "t.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("t.json: [0].recompute"), std::string::npos);
+  auto extra = ParseRecipes(R"([{"framework": "x", "colour": 1}])", "t.json");
+  ASSERT_FALSE(extra.ok());
+  EXPECT_NE(extra.status().message().find("colour"), std::string::npos);
+  EXPECT_FALSE(ParseRecipes("{}", "t.json").ok());
+}
+
+// DeepSeek-V3 on GB200 (26.04): the recipe recomputes the dense MLPs only
+// (recompute_modules [mlp]) where occam's own order would have filled a policy.
+TEST(RunRecipe, FillsUnstatedRecomputeFromTheRecipe) {
+  auto s = BuildRunSetup(BundledRun("mbridge_2604_gb200_dsv3_mxfp8_256gpu"));
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_FALSE(s->open.recompute);
+  EXPECT_EQ(s->plan.recompute, Recompute::kModules);
+  EXPECT_EQ(s->plan.recompute_modules, *ParseRecomputeModules("mlp"));
+  EXPECT_TRUE(HasFilled(s->filled, "parallel.recompute"));
+  // TE partial graphs end before the dispatch: the host sync remains.
+  EXPECT_TRUE(s->job.moe_host_sync);
+  EXPECT_TRUE(HasFilled(s->filled, "job.moe_host_sync"));
+}
+
+TEST(RunRecipe, A2aOverlapAndFullIterationGraph) {
+  auto rows = ParseRecipes(Row("none", "full_iteration", true), "t.json");
+  ASSERT_TRUE(rows.ok()) << rows.status().message();
+  auto s = BuildRunSetup(BundledRun("mbridge_2604_gb200_gptoss_120b_bf16_64gpu"));
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  // The bundled recipe of this row sets moe_a2a_overlap.
+  EXPECT_EQ(s->plan.a2a_overlap, EpOverlap::kCombined1F1B);
+  RunSetup other = *s;
+  ASSERT_TRUE(ApplyRecipe(rows->front(), &other).ok());
+  EXPECT_FALSE(other.job.moe_host_sync);  // a full-iteration graph has no host round trip
+}
+
+// A stated recompute is the run's, whatever the recipe says.
+TEST(RunRecipe, StatedRecomputeWins) {
+  PublishedRun run = BundledRun("mbridge_2604_gb200_dsv3_mxfp8_256gpu");
+  run.parallel.recompute = "full";
+  auto s = BuildRunSetup(run);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_EQ(s->plan.recompute, Recompute::kFull);
+  EXPECT_FALSE(HasFilled(s->filled, "parallel.recompute"));
+}
+
+}  // namespace
+}  // namespace occam::validate
