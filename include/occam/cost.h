@@ -208,7 +208,8 @@ double Fp8CastBytes(const BlockWork& block, double tokens, int64_t tp, int64_t e
 struct StateBytesPerParam {
   double weight = kWeightBytesPerParam;
   double grad = kGradBytesPerParam;
-  double optimizer = kAdamStateBytesPerParam;
+  double optimizer = kAdamStateBytesPerParam;  // the master weight (if any) + Adam m and v
+  double master = kMasterWeightBytesPerParam;  // the part of `optimizer` that is the master; 0: none
 };
 
 // Per-chip training-state bytes for `params` parameters held by a chip
@@ -219,7 +220,8 @@ struct StateMemory {
   Bytes weights, grads, optimizer;
 };
 // Under ZeRO-3 / FSDP the state per parameter is FullyShardedStateBytes(b):
-// an fp32 weight shard that is its own master, the gradient, Adam m and v.
+// an fp32 weight shard that is its own master (the 16-bit shard without
+// one), the gradient, Adam m and v.
 StateMemory ShardedState(double params, int zero, double shard, const StateBytesPerParam& b = {});
 StateBytesPerParam FullyShardedStateBytes(const StateBytesPerParam& b);
 
@@ -227,6 +229,16 @@ StateBytesPerParam FullyShardedStateBytes(const StateBytesPerParam& b);
 // logits (16-bit logits + fp32 log-softmax, 6 B per logit): its
 // log-softmax backward holds three fp32 tensors, 12 B per logit.
 double LossTransientBytes(double held_logit_bytes);
+
+// The loss's memory on the head's chip for one micro-batch: `held` between
+// its forward and backward, `peak` more while it runs.
+struct LossMemory {
+  double held = 0, peak = 0;
+};
+// logit_bytes: the micro-batch's logits on the chip at 2 + 4 B each;
+// hidden_bytes: its final hidden states (tokens x h at 16 bits); chunks:
+// JobSpec::loss_chunks; fused: JobSpec::fused_cross_entropy.
+LossMemory LossBytes(double logit_bytes, double hidden_bytes, int64_t chunks, bool fused);
 
 // Stored activations of one block for one micro-batch on one chip, bytes.
 // tokens = b*s/cp on this chip's sequence shard; `lambda` scales the routed
@@ -255,7 +267,8 @@ double OffloadedActivationBytes(const BlockWork& block, const ModelWork& model, 
 double ModuleRecomputeWorkBytes(const BlockWork& block, double tokens, int64_t tp, bool sp,
                                 double lambda, unsigned modules);
 
-// Training state per parameter for the job's optimizer precision.
-StateBytesPerParam TrainingStateBytes(bool bf16_optimizer_moments);
+// Training state per parameter for the job's state precisions
+// (optimizer_moments, master_weights, gradients).
+StateBytesPerParam TrainingStateBytes(const JobSpec& job);
 
 }  // namespace occam
