@@ -78,11 +78,15 @@ struct ActivationWork {
   double fp8_per_expert_copy = 0;
   // Kept under operator-level selective checkpointing (Recompute::
   // kSelectiveOp, torchtitan's "op" policy): every second matmul output,
-  // taken as half of the block's matmul outputs, the attention output and
-  // fp32 log-sum-exp (op_tp, divided by tp), the block input (op_seq,
-  // divided by tp with sequence parallelism).
+  // taken as half of the block's matmul outputs (the router's excluded),
+  // the attention output and fp32 log-sum-exp (op_tp, divided by tp), the
+  // block input and the router's top-k outputs (op_seq, divided by tp with
+  // sequence parallelism). Routed copies keep no grouped-GEMM output; when
+  // they cross ranks (ep > 1) each keeps the outputs of the dispatch and
+  // combine all-to-alls (op_copy).
   double op_tp = 0;
   double op_seq = 0;
+  double op_copy = 0;
   // What each module of Megatron-LM's --recompute-modules discards (bytes
   // per token at 16 bits, in the region named; the *_fp8 part is what FP8
   // already stores at 1 byte instead of 2 and is counted in fp8_* above):
@@ -100,6 +104,9 @@ struct ActivationSavers {
   unsigned recompute_modules = 0;  // Recompute::kModules: recompute_module bits
   unsigned offload_modules = 0;    // offload_module bits: moved to host memory
   bool fp8_moe_cache = false;      // SwiGLU inputs of routed experts kept in FP8
+  // Routed copies cross ranks by all-to-all (ep > 1): operator-level
+  // checkpointing keeps the collectives' outputs (ActivationWork::op_copy).
+  bool expert_all_to_all = false;
 };
 
 // One transformer block kind (dense-MLP block or MoE block).
@@ -209,7 +216,8 @@ struct StateBytesPerParam {
   double weight = kWeightBytesPerParam;
   double grad = kGradBytesPerParam;
   double optimizer = kAdamStateBytesPerParam;  // the master weight (if any) + Adam m and v
-  double master = kMasterWeightBytesPerParam;  // the part of `optimizer` that is the master; 0: none
+  double master =
+      kMasterWeightBytesPerParam;  // the part of `optimizer` that is the master; 0: none
 };
 
 // Per-chip training-state bytes for `params` parameters held by a chip

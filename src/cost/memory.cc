@@ -49,9 +49,10 @@ double BlockActivationBytes(const BlockWork& block, const ModelWork& model, doub
     return tokens * kActivationBytes * static_cast<double>(model.hidden) / seq_div;
   }
   const ActivationWork& a = block.act;
-  double bytes = recompute == Recompute::kSelectiveOp
-                     ? tokens * (a.op_tp / t + a.op_seq / seq_div)
-                     : tokens * (a.tp_sharded / t + a.seq_region / seq_div + a.replicated);
+  // Operator-level checkpointing keeps no routed copy's expert tensors
+  // (blocks.cc OpSacKept; the all-to-all outputs are added with the savers).
+  if (recompute == Recompute::kSelectiveOp) return tokens * (a.op_tp / t + a.op_seq / seq_div);
+  double bytes = tokens * (a.tp_sharded / t + a.seq_region / seq_div + a.replicated);
   // Routed copies: k per token, spread over the tp ranks (sequence shards)
   // and scaled by the imbalance of the most loaded rank.
   bytes += tokens * block.top_k / t * a.per_expert_copy * lambda;
@@ -65,13 +66,12 @@ double BlockActivationBytes(const BlockWork& block, const ModelWork& model, doub
                             Precision precision) {
   const double bf16 =
       BlockActivationBytes(block, model, tokens, seq_len, tp, sp, recompute, lambda);
-  // Full recompute keeps only the block input, which is no GEMM input.
-  if (precision != Precision::kFp8 || recompute == Recompute::kFull) return bf16;
-  // Operator-level checkpointing keeps matmul outputs, not the GEMM inputs
-  // Transformer Engine casts; only routed copies keep their FP8 inputs.
-  if (recompute == Recompute::kSelectiveOp) {
-    const double t = static_cast<double>(tp > 0 ? tp : 1);
-    return bf16 - tokens * block.top_k / t * block.act.fp8_per_expert_copy * lambda;
+  // Full recompute keeps only the block input, which is no GEMM input;
+  // operator-level checkpointing keeps matmul outputs, not the GEMM inputs
+  // Transformer Engine casts.
+  if (precision != Precision::kFp8 || recompute == Recompute::kFull ||
+      recompute == Recompute::kSelectiveOp) {
+    return bf16;
   }
   // Transformer Engine keeps the FP8 cast of each GEMM input for the weight
   // gradient instead of the 16-bit tensor (DeepSeek-V3 arXiv:2412.19437
@@ -165,6 +165,12 @@ double BlockActivationBytes(const BlockWork& block, const ModelWork& model, doub
   const double bytes =
       BlockActivationBytes(block, model, tokens, seq_len, tp, sp, base, lambda, precision);
   if (recompute == Recompute::kFull) return bytes;
+  if (recompute == Recompute::kSelectiveOp) {
+    // The saved all-to-all outputs of the routed copies (OpSacKept).
+    const double t = static_cast<double>(tp > 0 ? tp : 1);
+    const double copies = tokens * block.top_k / t * lambda;
+    return bytes + (savers.expert_all_to_all ? copies * block.act.op_copy : 0.0);
+  }
   const SaverDrops d =
       Drops(block, static_cast<double>(model.hidden), tokens, tp, sp, lambda, precision, r, savers);
   return std::max(0.0, bytes - d.ModulesTotal() - d.fp8_cache - d.offload);

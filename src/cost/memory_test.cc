@@ -77,6 +77,31 @@ TEST(Memory, ChunkedLossHoldsOneChunkOfLogits) {
   EXPECT_DOUBLE_EQ(fused.peak, 6.0 * tokens / n * vocab + 4.0 * tokens * h);
 }
 
+// Operator-level selective checkpointing on a Mixtral 8x7B MoE block (h
+// 4096, 32 heads of 128, 8 KV heads, top-2 of 8 experts): half of the
+// attention projections' outputs q 4096, k 1024, v 1024, o 4096 (the router
+// is force-recomputed, the experts' grouped GEMMs are not saved), the
+// attention output 4096 at 2 B and its fp32 log-sum-exp, the block input at
+// 2 B and the top-2 scores (fp32) and indices (int64); with ep > 1 each
+// routed copy adds the dispatch and combine all-to-all outputs, 2 x 4096 at
+// 2 B, times the imbalance.
+TEST(Memory, OperatorLevelSelectiveKeepsNoExpertTensors) {
+  const ModelSpec m = testing::Mixtral8x7B();
+  const ModelWork w = BuildModelWork(m, 4096, ActivationOptions{});
+  const double outputs = 4096 + 1024 + 1024 + 4096;
+  const double per_token = 2.0 * (outputs / 2 + 4096) + 4.0 * 32 + 2.0 * 4096 + 2 * (4.0 + 8.0);
+  const double tokens = 4096, lambda = 1.25;
+  ActivationSavers sv;
+  EXPECT_NEAR(BlockActivationBytes(w.moe, w, tokens, 4096, 1, false, Recompute::kSelectiveOp,
+                                   lambda, Precision::kBf16, sv),
+              tokens * per_token, 1e-6 * tokens * per_token);
+  sv.expert_all_to_all = true;
+  const double a2a = tokens * 2 * lambda * 2.0 * 2.0 * 4096;
+  EXPECT_NEAR(BlockActivationBytes(w.moe, w, tokens, 4096, 1, false, Recompute::kSelectiveOp,
+                                   lambda, Precision::kBf16, sv),
+              tokens * per_token + a2a, 1e-6 * tokens * per_token);
+}
+
 // Operator-level selective checkpointing on Llama 3.1 8B (h 4096, 32 heads
 // of 128, 8 KV heads, SwiGLU 14336): half of the matmul outputs q 4096,
 // k 1024, v 1024, o 4096, gate 14336, up 14336, down 4096 at 2 B, the

@@ -188,12 +188,28 @@ Result<JobSpec> ParseJob(std::string_view text, std::string_view origin) {
   const spec::Node root(doc, std::string(origin), "");
   OCCAM_RETURN_IF_ERROR(root.CheckKeys({"job"}));
   OCCAM_ASSIGN_OR_RETURN(spec::Node n, root.Object("job"));
-  OCCAM_RETURN_IF_ERROR(
-      n.CheckKeys({"seq_len", "global_batch_seqs", "global_batch_tokens", "precision", "balance",
-                   "moe_imbalance", "capacity_factor", "memory_headroom", "attention", "dropout",
-                   "overlap_grad_reduce", "tp_comm_overlap", "fused_cross_entropy", "moe_host_sync",
-                   "fsdp_per_tensor", "fsdp_overlap", "optimizer_moments", "fp8_moe_cache",
-                   "moe_probs_in_activation", "loss_chunks", "master_weights", "gradients"}));
+  OCCAM_RETURN_IF_ERROR(n.CheckKeys({"seq_len",
+                                     "global_batch_seqs",
+                                     "global_batch_tokens",
+                                     "precision",
+                                     "balance",
+                                     "moe_imbalance",
+                                     "capacity_factor",
+                                     "memory_headroom",
+                                     "attention",
+                                     "dropout",
+                                     "overlap_grad_reduce",
+                                     "tp_comm_overlap",
+                                     "fused_cross_entropy",
+                                     "moe_host_sync",
+                                     "fsdp_per_tensor",
+                                     "fsdp_overlap",
+                                     "optimizer_moments",
+                                     "fp8_moe_cache",
+                                     "moe_probs_in_activation",
+                                     "loss_chunks",
+                                     "master_weights",
+                                     "gradients"}));
   JobSpec job;
   OCCAM_ASSIGN_OR_RETURN(job.seq_len, spec::IntAtLeast(n, "seq_len", 1));
   if (n.Has("global_batch_seqs") == n.Has("global_batch_tokens")) {
@@ -255,9 +271,8 @@ Result<JobSpec> ParseJob(std::string_view text, std::string_view origin) {
   job.bf16_gradients = grads == "bf16";
   OCCAM_ASSIGN_OR_RETURN(job.loss_chunks, n.Int("loss_chunks", 0));
   if (job.loss_chunks < 0) {
-    return n.Error("loss_chunks",
-                   "must be 0 (no chunking) or a chunk count >= 1 (got " +
-                       std::to_string(job.loss_chunks) + ")");
+    return n.Error("loss_chunks", "must be 0 (no chunking) or a chunk count >= 1 (got " +
+                                      std::to_string(job.loss_chunks) + ")");
   }
   OCCAM_ASSIGN_OR_RETURN(job.fp8_moe_cache, n.Bool("fp8_moe_cache", false));
   OCCAM_ASSIGN_OR_RETURN(job.moe_probs_in_activation, n.Bool("moe_probs_in_activation", false));

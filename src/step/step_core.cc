@@ -84,9 +84,9 @@ PlanSegs BuildSegs(const StepModel::Impl& impl, const PlanContext& ctx) {
   if (impl.model.moe) s.moe = BlockSeg(ctx, impl.work.moe, true);
   s.embed = EmbeddingSeg(ctx);
   s.head = HeadSeg(ctx);
-  const LossMemory loss = LossBytes(
-      s.head.act, ctx.tokens * static_cast<double>(impl.work.hidden) * kActivationBytes,
-      impl.job.loss_chunks, impl.job.fused_cross_entropy);
+  const LossMemory loss =
+      LossBytes(s.head.act, ctx.tokens * static_cast<double>(impl.work.hidden) * kActivationBytes,
+                impl.job.loss_chunks, impl.job.fused_cross_entropy);
   s.logits = loss.held;
   s.loss_peak = loss.peak;
   s.head.act = 0;
