@@ -9,6 +9,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <tuple>
 
 #include "occam/report.h"
 
@@ -109,6 +110,14 @@ void AddJobFlags(CLI::App& cmd, JobFlags& f) {
                "MoE token dispatch without a device-to-host sync per layer (static shapes)");
   cmd.add_option("--optimizer-moments", f.optimizer_moments,
                  "Adam moment precision: fp32 (default) or bf16 (DeepSeek-V3 §3.3.2)");
+  cmd.add_option("--master-weights", f.master_weights,
+                 "master weight precision: fp32 (default) or bf16 (no fp32 copy; torchtitan "
+                 "training.dtype bfloat16)");
+  cmd.add_option("--gradients", f.gradients,
+                 "gradient precision: fp32 (default) or bf16 (torchtitan training.dtype bfloat16)");
+  cmd.add_option("--loss-chunks", f.loss_chunks,
+                 "run the head and loss over the micro-batch in N chunks (torchtitan "
+                 "ChunkedLossWrapper num_chunks); 0: unchunked (default)");
   cmd.add_flag("--fp8-moe-cache", f.fp8_moe_cache,
                "keep the routed experts' SwiGLU inputs in FP8 for the backward (needs "
                "--precision fp8; DeepSeek-V3 §3.3.3)");
@@ -399,6 +408,22 @@ Result<JobSpec> BuildJob(const JobFlags& f) {
                           "' is not fp32 or bf16");
     }
     job.bf16_optimizer_moments = f.optimizer_moments == "bf16";
+  }
+  for (auto [flag, text, field] :
+       {std::tuple{"--master-weights", &f.master_weights, &job.bf16_master_weights},
+        std::tuple{"--gradients", &f.gradients, &job.bf16_gradients}}) {
+    if (text->empty()) continue;
+    if (*text != "fp32" && *text != "bf16") {
+      return InvalidInput(std::string(flag) + ": '" + Echo(*text) + "' is not fp32 or bf16");
+    }
+    *field = *text == "bf16";
+  }
+  if (!f.loss_chunks.empty()) {
+    OCCAM_ASSIGN_OR_RETURN(job.loss_chunks, ParseIntFlag(f.loss_chunks, "--loss-chunks"));
+    if (job.loss_chunks < 0) {
+      return InvalidInput("--loss-chunks: " + f.loss_chunks +
+                          " is negative; give a chunk count (0: unchunked)");
+    }
   }
   if (f.moe_probs_in_activation) job.moe_probs_in_activation = true;
   if (f.fp8_moe_cache) {

@@ -48,6 +48,9 @@ struct JobFlags {
   bool tp_comm_overlap = false;
   bool no_moe_host_sync = false;
   std::string optimizer_moments;  // "fp32" or "bf16"
+  std::string master_weights;     // "fp32" or "bf16"
+  std::string gradients;          // "fp32" or "bf16"
+  std::string loss_chunks;        // chunk count of the loss
   bool fp8_moe_cache = false;
   bool moe_probs_in_activation = false;
 };

@@ -78,11 +78,15 @@ struct ActivationWork {
   double fp8_per_expert_copy = 0;
   // Kept under operator-level selective checkpointing (Recompute::
   // kSelectiveOp, torchtitan's "op" policy): every second matmul output,
-  // taken as half of the block's matmul outputs, the attention output and
-  // fp32 log-sum-exp (op_tp, divided by tp), the block input (op_seq,
-  // divided by tp with sequence parallelism).
+  // taken as half of the block's matmul outputs (the router's excluded),
+  // the attention output and fp32 log-sum-exp (op_tp, divided by tp), the
+  // block input and the router's top-k outputs (op_seq, divided by tp with
+  // sequence parallelism). Routed copies keep no grouped-GEMM output; when
+  // they cross ranks (ep > 1) each keeps the outputs of the dispatch and
+  // combine all-to-alls (op_copy).
   double op_tp = 0;
   double op_seq = 0;
+  double op_copy = 0;
   // What each module of Megatron-LM's --recompute-modules discards (bytes
   // per token at 16 bits, in the region named; the *_fp8 part is what FP8
   // already stores at 1 byte instead of 2 and is counted in fp8_* above):
@@ -100,6 +104,9 @@ struct ActivationSavers {
   unsigned recompute_modules = 0;  // Recompute::kModules: recompute_module bits
   unsigned offload_modules = 0;    // offload_module bits: moved to host memory
   bool fp8_moe_cache = false;      // SwiGLU inputs of routed experts kept in FP8
+  // Routed copies cross ranks by all-to-all (ep > 1): operator-level
+  // checkpointing keeps the collectives' outputs (ActivationWork::op_copy).
+  bool expert_all_to_all = false;
 };
 
 // One transformer block kind (dense-MLP block or MoE block).
@@ -208,7 +215,9 @@ double Fp8CastBytes(const BlockWork& block, double tokens, int64_t tp, int64_t e
 struct StateBytesPerParam {
   double weight = kWeightBytesPerParam;
   double grad = kGradBytesPerParam;
-  double optimizer = kAdamStateBytesPerParam;
+  double optimizer = kAdamStateBytesPerParam;  // the master weight (if any) + Adam m and v
+  double master =
+      kMasterWeightBytesPerParam;  // the part of `optimizer` that is the master; 0: none
 };
 
 // Per-chip training-state bytes for `params` parameters held by a chip
@@ -219,7 +228,8 @@ struct StateMemory {
   Bytes weights, grads, optimizer;
 };
 // Under ZeRO-3 / FSDP the state per parameter is FullyShardedStateBytes(b):
-// an fp32 weight shard that is its own master, the gradient, Adam m and v.
+// an fp32 weight shard that is its own master (the 16-bit shard without
+// one), the gradient, Adam m and v.
 StateMemory ShardedState(double params, int zero, double shard, const StateBytesPerParam& b = {});
 StateBytesPerParam FullyShardedStateBytes(const StateBytesPerParam& b);
 
@@ -227,6 +237,16 @@ StateBytesPerParam FullyShardedStateBytes(const StateBytesPerParam& b);
 // logits (16-bit logits + fp32 log-softmax, 6 B per logit): its
 // log-softmax backward holds three fp32 tensors, 12 B per logit.
 double LossTransientBytes(double held_logit_bytes);
+
+// The loss's memory on the head's chip for one micro-batch: `held` between
+// its forward and backward, `peak` more while it runs.
+struct LossMemory {
+  double held = 0, peak = 0;
+};
+// logit_bytes: the micro-batch's logits on the chip at 2 + 4 B each;
+// hidden_bytes: its final hidden states (tokens x h at 16 bits); chunks:
+// JobSpec::loss_chunks; fused: JobSpec::fused_cross_entropy.
+LossMemory LossBytes(double logit_bytes, double hidden_bytes, int64_t chunks, bool fused);
 
 // Stored activations of one block for one micro-batch on one chip, bytes.
 // tokens = b*s/cp on this chip's sequence shard; `lambda` scales the routed
@@ -255,7 +275,8 @@ double OffloadedActivationBytes(const BlockWork& block, const ModelWork& model, 
 double ModuleRecomputeWorkBytes(const BlockWork& block, double tokens, int64_t tp, bool sp,
                                 double lambda, unsigned modules);
 
-// Training state per parameter for the job's optimizer precision.
-StateBytesPerParam TrainingStateBytes(bool bf16_optimizer_moments);
+// Training state per parameter for the job's state precisions
+// (optimizer_moments, master_weights, gradients).
+StateBytesPerParam TrainingStateBytes(const JobSpec& job);
 
 }  // namespace occam

@@ -32,6 +32,17 @@ constexpr double WeightReadBytes(Precision p) {
 inline constexpr double kWeightBytesPerParam = kBf16Bytes;
 inline constexpr double kGradBytesPerParam = kFp32Bytes;
 inline constexpr double kAdamStateBytesPerParam = 3 * kFp32Bytes;
+// The fp32 master weight inside kAdamStateBytesPerParam.
+inline constexpr double kMasterWeightBytesPerParam = kFp32Bytes;
+
+// BF16 training state (torchtitan training.dtype "bfloat16": parameters,
+// gradients and Adam moments all BF16, no fp32 master; job keys
+// master_weights, gradients, optimizer_moments): 2 + 2 + 2 x 2 = 8 bytes
+// per parameter. BF16 Adam moments beside an fp32 master: DeepSeek-V3
+// arXiv:2412.19437 §3.3.2.
+inline constexpr double kBf16GradBytesPerParam = kBf16Bytes;
+inline constexpr double kBf16AdamMomentsBytesPerParam = 2 * kBf16Bytes;
+inline constexpr double kFp32AdamMomentsBytesPerParam = 2 * kFp32Bytes;
 
 // HBM traffic of the Adam update per owned parameter: read the gradient and
 // master, m, v; write master, m, v and the 16-bit weight (4 + 12 + 12 + 2).

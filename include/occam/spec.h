@@ -184,6 +184,15 @@ struct JobSpec {
   // pred.float() (torchtitan components/loss.py), whose log-softmax backward
   // holds three fp32 copies of the logits (doc/cost-model.md §3).
   bool fused_cross_entropy = true;
+  // The loss runs over the micro-batch's tokens in this many chunks, each
+  // chunk's head GEMM, cross entropy and backward before the next
+  // (torchtitan ChunkedLossWrapper, components/loss.py, Config.num_chunks;
+  // the same idea as Liger's fused linear cross entropy): no logits are
+  // held between forward and backward, the loss's peak is one chunk's
+  // logits beside an fp32 accumulator of the hidden states' gradient
+  // (doc/cost-model.md §3). 0 or 1: the whole micro-batch's logits at once.
+  // Job key loss_chunks.
+  int64_t loss_chunks = 0;
   // Attention kernel: FlashAttention, or the materialised score matrix of
   // pre-2023 frameworks (kinds.h).
   AttentionImpl attention = AttentionImpl::kFlash;
@@ -226,6 +235,14 @@ struct JobSpec {
   // optimizer state per parameter instead of 12. Job key
   // optimizer_moments: fp32 | bf16.
   bool bf16_optimizer_moments = false;
+  // No FP32 master copy: the optimizer updates the BF16 parameters
+  // themselves (torchtitan training.dtype "bfloat16"; 2 bytes per parameter
+  // instead of 2 + 4). Job key master_weights: fp32 | bf16.
+  bool bf16_master_weights = false;
+  // Gradients accumulated and kept in BF16 (2 bytes per parameter instead
+  // of 4; torchtitan training.dtype "bfloat16"). Job key gradients:
+  // fp32 | bf16.
+  bool bf16_gradients = false;
   // FP8 training caches the routed experts' SwiGLU inputs in FP8 for the
   // backward (DeepSeek-V3 §3.3.3 "Low-Precision Storage"): 1 byte instead of
   // 2 per element. Job key fp8_moe_cache; only with precision fp8.

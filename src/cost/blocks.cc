@@ -129,22 +129,30 @@ int64_t AddMlp(const ModelSpec& m, int64_t f, bool bias, GemmWork& g, double* ac
   return p;
 }
 
-// Operator-level selective checkpointing (torchtitan's "op" policy,
-// torchtitan/parallelisms/parallelize_llama.py _save_list at commit 9dec370:
-// the outputs of aten.mm except every second one, of the SDPA kernels and of
-// reduce-scatter are saved; the rest is recomputed in backward). Kept per
-// token: half of the outputs of the block's matmuls (the alternation's mean;
-// the router's included), the attention output (a*d_v) and its fp32
-// log-sum-exp, and the block's input. Routed experts (grouped GEMMs) keep
-// their per-copy tensors as under selective recompute.
+// Operator-level selective checkpointing (torchtitan's "op" policy:
+// SelectiveAC in torchtitan/distributed/activation_checkpoint.py,
+// LambdaLabsML/torchtitan at 0f3ad91c; _save_list in
+// torchtitan/parallelisms/parallelize_llama.py at 9dec370 before it). Saved:
+// the outputs of aten.mm / linear except every second one, of the SDPA
+// kernels, of topk, of reduce-scatter and all-to-all; every other op is
+// recomputed in backward. The MoE router's matmul is force-recomputed
+// (force_recompute_mm_shapes_by_fqns default ["moe.router.gate"]) and the
+// routed experts' aten._grouped_mm is in no save list, so a routed copy
+// keeps nothing of its expert MLP. Kept per token: half of the outputs of
+// the block's other matmuls (the alternation's mean), the attention output
+// (a*d_v) and its fp32 log-sum-exp, the block's input, the router's top-k
+// scores (fp32) and indices (int64); per routed copy, with ep > 1, the
+// dispatch and combine all-to-all outputs (h each).
 void OpSacKept(const ModelSpec& m, BlockWork& b) {
   const AttentionSpec& at = m.attention;
   const double a = static_cast<double>(at.num_heads);
   const double dv =
       static_cast<double>(at.kind == AttentionKind::kMla ? at.mla.v_head_dim : at.head_dim);
-  const double outputs = b.attn_proj.outputs + b.mlp.outputs + b.router.outputs;
+  const double outputs = b.attn_proj.outputs + b.mlp.outputs;
   b.act.op_tp = kAct * (0.5 * outputs + a * dv) + kFp32Bytes * a;
-  b.act.op_seq = kAct * static_cast<double>(m.hidden);
+  constexpr double kIndexBytes = 8.0;  // int64 expert indices
+  b.act.op_seq = kAct * static_cast<double>(m.hidden) + b.top_k * (kFp32Bytes + kIndexBytes);
+  b.act.op_copy = b.top_k > 0 ? 2.0 * kAct * static_cast<double>(m.hidden) : 0.0;
 }
 
 int64_t AddMoe(const ModelSpec& m, const ActivationOptions& o, BlockWork& b) {

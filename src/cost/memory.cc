@@ -18,9 +18,12 @@ StateBytesPerParam FullyShardedStateBytes(const StateBytesPerParam& b) {
   // fp32 shard is the master weight and the optimizer adds Adam m and v.
   // The ZeRO paper's stage 3 (arXiv:1910.02054 §3.1, 2 + 2 + K = 16 bytes
   // per parameter with K = 12) totals the same 16 bytes.
+  // Without a master (BF16 training state) the 16-bit shard is the
+  // parameter the optimizer updates.
   StateBytesPerParam f = b;
-  f.weight = kFp32Bytes;
-  f.optimizer = b.optimizer - kFp32Bytes;
+  if (b.master > 0) f.weight = b.master;
+  f.optimizer = b.optimizer - b.master;
+  f.master = 0;
   return f;
 }
 
@@ -46,9 +49,10 @@ double BlockActivationBytes(const BlockWork& block, const ModelWork& model, doub
     return tokens * kActivationBytes * static_cast<double>(model.hidden) / seq_div;
   }
   const ActivationWork& a = block.act;
-  double bytes = recompute == Recompute::kSelectiveOp
-                     ? tokens * (a.op_tp / t + a.op_seq / seq_div)
-                     : tokens * (a.tp_sharded / t + a.seq_region / seq_div + a.replicated);
+  // Operator-level checkpointing keeps no routed copy's expert tensors
+  // (blocks.cc OpSacKept; the all-to-all outputs are added with the savers).
+  if (recompute == Recompute::kSelectiveOp) return tokens * (a.op_tp / t + a.op_seq / seq_div);
+  double bytes = tokens * (a.tp_sharded / t + a.seq_region / seq_div + a.replicated);
   // Routed copies: k per token, spread over the tp ranks (sequence shards)
   // and scaled by the imbalance of the most loaded rank.
   bytes += tokens * block.top_k / t * a.per_expert_copy * lambda;
@@ -62,13 +66,12 @@ double BlockActivationBytes(const BlockWork& block, const ModelWork& model, doub
                             Precision precision) {
   const double bf16 =
       BlockActivationBytes(block, model, tokens, seq_len, tp, sp, recompute, lambda);
-  // Full recompute keeps only the block input, which is no GEMM input.
-  if (precision != Precision::kFp8 || recompute == Recompute::kFull) return bf16;
-  // Operator-level checkpointing keeps matmul outputs, not the GEMM inputs
-  // Transformer Engine casts; only routed copies keep their FP8 inputs.
-  if (recompute == Recompute::kSelectiveOp) {
-    const double t = static_cast<double>(tp > 0 ? tp : 1);
-    return bf16 - tokens * block.top_k / t * block.act.fp8_per_expert_copy * lambda;
+  // Full recompute keeps only the block input, which is no GEMM input;
+  // operator-level checkpointing keeps matmul outputs, not the GEMM inputs
+  // Transformer Engine casts.
+  if (precision != Precision::kFp8 || recompute == Recompute::kFull ||
+      recompute == Recompute::kSelectiveOp) {
+    return bf16;
   }
   // Transformer Engine keeps the FP8 cast of each GEMM input for the weight
   // gradient instead of the 16-bit tensor (DeepSeek-V3 arXiv:2412.19437
@@ -162,6 +165,12 @@ double BlockActivationBytes(const BlockWork& block, const ModelWork& model, doub
   const double bytes =
       BlockActivationBytes(block, model, tokens, seq_len, tp, sp, base, lambda, precision);
   if (recompute == Recompute::kFull) return bytes;
+  if (recompute == Recompute::kSelectiveOp) {
+    // The saved all-to-all outputs of the routed copies (OpSacKept).
+    const double t = static_cast<double>(tp > 0 ? tp : 1);
+    const double copies = tokens * block.top_k / t * lambda;
+    return bytes + (savers.expert_all_to_all ? copies * block.act.op_copy : 0.0);
+  }
   const SaverDrops d =
       Drops(block, static_cast<double>(model.hidden), tokens, tp, sp, lambda, precision, r, savers);
   return std::max(0.0, bytes - d.ModulesTotal() - d.fp8_cache - d.offload);
@@ -184,11 +193,16 @@ double ModuleRecomputeWorkBytes(const BlockWork& block, double tokens, int64_t t
   return most;
 }
 
-StateBytesPerParam TrainingStateBytes(bool bf16_optimizer_moments) {
+StateBytesPerParam TrainingStateBytes(const JobSpec& job) {
   StateBytesPerParam b;
   // FP32 master weight + Adam m and v, the moments in BF16 where the recipe
-  // says so (DeepSeek-V3 arXiv:2412.19437 §3.3.2).
-  if (bf16_optimizer_moments) b.optimizer = kFp32Bytes + 2 * kBf16Bytes;
+  // says so (DeepSeek-V3 arXiv:2412.19437 §3.3.2). BF16 training state
+  // (torchtitan training.dtype "bfloat16") keeps no master and BF16
+  // gradients: 2 + 2 + 4 = 8 B per parameter with BF16 moments.
+  b.master = job.bf16_master_weights ? 0.0 : kMasterWeightBytesPerParam;
+  b.optimizer = b.master + (job.bf16_optimizer_moments ? kBf16AdamMomentsBytesPerParam
+                                                       : kFp32AdamMomentsBytesPerParam);
+  b.grad = job.bf16_gradients ? kBf16GradBytesPerParam : kGradBytesPerParam;
   return b;
 }
 
@@ -202,6 +216,23 @@ double LossTransientBytes(double held_logit_bytes) {
   // between forward and backward: 6 bytes per logit more.
   const double held = kActivationBytes + kFp32Bytes;
   return held_logit_bytes * (3.0 * kFp32Bytes - held) / held;
+}
+
+LossMemory LossBytes(double logit_bytes, double hidden_bytes, int64_t chunks, bool fused) {
+  if (chunks <= 1) return {logit_bytes, fused ? 0.0 : LossTransientBytes(logit_bytes)};
+  // torchtitan ChunkedLossWrapper (components/loss.py): the hidden states
+  // are split along the tokens; each chunk runs the head, the loss and their
+  // backward before the next, so one chunk's logits are alive at a time and
+  // none is held for the decoder's backward. The chunks' input gradients
+  // are written into an fp32 buffer of the whole micro-batch
+  // (GradAccumulator, dtype float32), cast to the hidden states' 16-bit
+  // dtype and saved for the decoder's backward.
+  const double chunk = logit_bytes / static_cast<double>(chunks);
+  LossMemory m;
+  m.held = hidden_bytes;
+  m.peak = chunk + (fused ? 0.0 : LossTransientBytes(chunk)) +
+           hidden_bytes * kFp32Bytes / kActivationBytes;
+  return m;
 }
 
 }  // namespace occam

@@ -60,6 +60,48 @@ TEST(Memory, LossPeakIsThreeFp32CopiesOfTheLogits) {
   EXPECT_DOUBLE_EQ(held + LossTransientBytes(held), 12.0 * logits);
 }
 
+// Unchunked, the loss holds its logits and peaks at 12 B per logit.
+// ChunkedLossWrapper with n chunks holds the 16-bit gradient of the hidden
+// states and peaks at one chunk's logits (12 B each, unfused) beside the
+// fp32 accumulator of that gradient.
+TEST(Memory, ChunkedLossHoldsOneChunkOfLogits) {
+  const double tokens = 8192, vocab = 151936, h = 2048, n = 8;
+  const double logit_bytes = 6.0 * tokens * vocab, hidden_bytes = 2.0 * tokens * h;
+  const LossMemory whole = LossBytes(logit_bytes, hidden_bytes, 0, false);
+  EXPECT_DOUBLE_EQ(whole.held + whole.peak, 12.0 * tokens * vocab);
+  EXPECT_DOUBLE_EQ(LossBytes(logit_bytes, hidden_bytes, 1, true).peak, 0.0);
+  const LossMemory chunked = LossBytes(logit_bytes, hidden_bytes, 8, false);
+  EXPECT_DOUBLE_EQ(chunked.held, 2.0 * tokens * h);
+  EXPECT_DOUBLE_EQ(chunked.peak, 12.0 * tokens / n * vocab + 4.0 * tokens * h);
+  const LossMemory fused = LossBytes(logit_bytes, hidden_bytes, 8, true);
+  EXPECT_DOUBLE_EQ(fused.peak, 6.0 * tokens / n * vocab + 4.0 * tokens * h);
+}
+
+// Operator-level selective checkpointing on a Mixtral 8x7B MoE block (h
+// 4096, 32 heads of 128, 8 KV heads, top-2 of 8 experts): half of the
+// attention projections' outputs q 4096, k 1024, v 1024, o 4096 (the router
+// is force-recomputed, the experts' grouped GEMMs are not saved), the
+// attention output 4096 at 2 B and its fp32 log-sum-exp, the block input at
+// 2 B and the top-2 scores (fp32) and indices (int64); with ep > 1 each
+// routed copy adds the dispatch and combine all-to-all outputs, 2 x 4096 at
+// 2 B, times the imbalance.
+TEST(Memory, OperatorLevelSelectiveKeepsNoExpertTensors) {
+  const ModelSpec m = testing::Mixtral8x7B();
+  const ModelWork w = BuildModelWork(m, 4096, ActivationOptions{});
+  const double outputs = 4096 + 1024 + 1024 + 4096;
+  const double per_token = 2.0 * (outputs / 2 + 4096) + 4.0 * 32 + 2.0 * 4096 + 2 * (4.0 + 8.0);
+  const double tokens = 4096, lambda = 1.25;
+  ActivationSavers sv;
+  EXPECT_NEAR(BlockActivationBytes(w.moe, w, tokens, 4096, 1, false, Recompute::kSelectiveOp,
+                                   lambda, Precision::kBf16, sv),
+              tokens * per_token, 1e-6 * tokens * per_token);
+  sv.expert_all_to_all = true;
+  const double a2a = tokens * 2 * lambda * 2.0 * 2.0 * 4096;
+  EXPECT_NEAR(BlockActivationBytes(w.moe, w, tokens, 4096, 1, false, Recompute::kSelectiveOp,
+                                   lambda, Precision::kBf16, sv),
+              tokens * per_token + a2a, 1e-6 * tokens * per_token);
+}
+
 // Operator-level selective checkpointing on Llama 3.1 8B (h 4096, 32 heads
 // of 128, 8 KV heads, SwiGLU 14336): half of the matmul outputs q 4096,
 // k 1024, v 1024, o 4096, gate 14336, up 14336, down 4096 at 2 B, the
@@ -244,13 +286,36 @@ TEST(Memory, ProbsInActivationKeepNoExpertOutput) {
 // BF16 Adam moments beside the FP32 master (DeepSeek-V3 §3.3.2): 4 + 2 + 2.
 TEST(Memory, Bf16MomentsShrinkTheOptimizerState) {
   const double p = 1e9, d = 16;
-  const StateMemory m = ShardedState(p, 1, d, TrainingStateBytes(true));
+  JobSpec job;
+  job.bf16_optimizer_moments = true;
+  const StateMemory m = ShardedState(p, 1, d, TrainingStateBytes(job));
   EXPECT_DOUBLE_EQ(m.optimizer.value(), 8 * p / d);
   EXPECT_DOUBLE_EQ((m.weights + m.grads).value(), 6 * p);
   // Fully sharded: the fp32 weight shard is the master; moments 2 x 2 B.
-  const StateMemory z3 = ShardedState(p, 3, d, TrainingStateBytes(true));
+  const StateMemory z3 = ShardedState(p, 3, d, TrainingStateBytes(job));
   EXPECT_DOUBLE_EQ((z3.weights + z3.grads + z3.optimizer).value(), (4 + 4 + 4) * p / d);
-  EXPECT_DOUBLE_EQ(TrainingStateBytes(false).optimizer, 12);
+  EXPECT_DOUBLE_EQ(TrainingStateBytes(JobSpec{}).optimizer, 12);
+}
+
+// BF16 training state (torchtitan training.dtype bfloat16): parameters,
+// gradients and moments in BF16, no master: 2 + 2 + 2 + 2 = 8 B per
+// parameter, all of it sharded under FSDP.
+TEST(Memory, Bf16TrainingStateIsEightBytesPerParameter) {
+  const double p = 1e9, d = 8;
+  JobSpec job;
+  job.bf16_optimizer_moments = job.bf16_master_weights = job.bf16_gradients = true;
+  const StateMemory z3 = ShardedState(p, 3, d, TrainingStateBytes(job));
+  EXPECT_DOUBLE_EQ(z3.weights.value(), 2 * p / d);
+  EXPECT_DOUBLE_EQ(z3.grads.value(), 2 * p / d);
+  EXPECT_DOUBLE_EQ(z3.optimizer.value(), 4 * p / d);
+  // ZeRO-1: the 16-bit weight and gradient whole, the moments sharded.
+  const StateMemory z1 = ShardedState(p, 1, d, TrainingStateBytes(job));
+  EXPECT_DOUBLE_EQ((z1.weights + z1.grads).value(), 4 * p);
+  EXPECT_DOUBLE_EQ(z1.optimizer.value(), 4 * p / d);
+  // FP32 gradients alone: 4 B, the rest unchanged.
+  JobSpec grads = job;
+  grads.bf16_gradients = false;
+  EXPECT_DOUBLE_EQ(TrainingStateBytes(grads).grad, 4);
 }
 
 }  // namespace

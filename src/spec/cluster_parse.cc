@@ -188,12 +188,28 @@ Result<JobSpec> ParseJob(std::string_view text, std::string_view origin) {
   const spec::Node root(doc, std::string(origin), "");
   OCCAM_RETURN_IF_ERROR(root.CheckKeys({"job"}));
   OCCAM_ASSIGN_OR_RETURN(spec::Node n, root.Object("job"));
-  OCCAM_RETURN_IF_ERROR(
-      n.CheckKeys({"seq_len", "global_batch_seqs", "global_batch_tokens", "precision", "balance",
-                   "moe_imbalance", "capacity_factor", "memory_headroom", "attention", "dropout",
-                   "overlap_grad_reduce", "tp_comm_overlap", "fused_cross_entropy", "moe_host_sync",
-                   "fsdp_per_tensor", "fsdp_overlap", "optimizer_moments", "fp8_moe_cache",
-                   "moe_probs_in_activation"}));
+  OCCAM_RETURN_IF_ERROR(n.CheckKeys({"seq_len",
+                                     "global_batch_seqs",
+                                     "global_batch_tokens",
+                                     "precision",
+                                     "balance",
+                                     "moe_imbalance",
+                                     "capacity_factor",
+                                     "memory_headroom",
+                                     "attention",
+                                     "dropout",
+                                     "overlap_grad_reduce",
+                                     "tp_comm_overlap",
+                                     "fused_cross_entropy",
+                                     "moe_host_sync",
+                                     "fsdp_per_tensor",
+                                     "fsdp_overlap",
+                                     "optimizer_moments",
+                                     "fp8_moe_cache",
+                                     "moe_probs_in_activation",
+                                     "loss_chunks",
+                                     "master_weights",
+                                     "gradients"}));
   JobSpec job;
   OCCAM_ASSIGN_OR_RETURN(job.seq_len, spec::IntAtLeast(n, "seq_len", 1));
   if (n.Has("global_batch_seqs") == n.Has("global_batch_tokens")) {
@@ -243,6 +259,21 @@ Result<JobSpec> ParseJob(std::string_view text, std::string_view origin) {
     return n.Error("optimizer_moments", "must be fp32 or bf16 (got " + Echo(moments) + ")");
   }
   job.bf16_optimizer_moments = moments == "bf16";
+  OCCAM_ASSIGN_OR_RETURN(std::string master, n.String("master_weights", "fp32"));
+  if (master != "fp32" && master != "bf16") {
+    return n.Error("master_weights", "must be fp32 or bf16 (got " + Echo(master) + ")");
+  }
+  job.bf16_master_weights = master == "bf16";
+  OCCAM_ASSIGN_OR_RETURN(std::string grads, n.String("gradients", "fp32"));
+  if (grads != "fp32" && grads != "bf16") {
+    return n.Error("gradients", "must be fp32 or bf16 (got " + Echo(grads) + ")");
+  }
+  job.bf16_gradients = grads == "bf16";
+  OCCAM_ASSIGN_OR_RETURN(job.loss_chunks, n.Int("loss_chunks", 0));
+  if (job.loss_chunks < 0) {
+    return n.Error("loss_chunks", "must be 0 (no chunking) or a chunk count >= 1 (got " +
+                                      std::to_string(job.loss_chunks) + ")");
+  }
   OCCAM_ASSIGN_OR_RETURN(job.fp8_moe_cache, n.Bool("fp8_moe_cache", false));
   OCCAM_ASSIGN_OR_RETURN(job.moe_probs_in_activation, n.Bool("moe_probs_in_activation", false));
   if (job.fp8_moe_cache && job.precision != Precision::kFp8) {

@@ -173,17 +173,28 @@ std::string PipelineAssumption(const PlanSpec& plan, const CoreResult& r) {
          std::string(ScheduleName(plan.schedule)) + " under a global-batch aux loss)";
 }
 
+// The training state per parameter in words (TrainingStateBytes).
+std::string OptimizerAssumption(const JobSpec& job) {
+  if (!job.bf16_master_weights && !job.bf16_gradients) {
+    return job.bf16_optimizer_moments
+               ? "optimizer: mixed-precision Adam, 2 B weight + 4 B fp32 grad + 4 B fp32 master + "
+                 "2 x 2 B bf16 moments per parameter"
+               : "optimizer: mixed-precision Adam, 2 B weight + 4 B fp32 grad + 12 B fp32 state "
+                 "per parameter";
+  }
+  return std::string("optimizer: Adam, 2 B bf16 weight") +
+         (job.bf16_gradients ? " + 2 B bf16 grad" : " + 4 B fp32 grad") +
+         (job.bf16_master_weights ? " (no fp32 master)" : " + 4 B fp32 master") +
+         (job.bf16_optimizer_moments ? " + 2 x 2 B bf16 moments" : " + 2 x 4 B fp32 moments") +
+         " per parameter";
+}
+
 void AddAssumptions(Estimate& e, const StepModel::Impl& impl, const PlanSpec& plan,
                     const CoreResult& r) {
   auto& a = e.assumptions;
   a.push_back("MFU/HFU against the chip's dense " + std::string(PrecisionName(impl.job.precision)) +
               " peak");
-  a.push_back(std::string(impl.job.bf16_optimizer_moments
-                              ? "optimizer: mixed-precision Adam, 2 B weight + 4 B fp32 grad + 4 B "
-                                "fp32 master + 2 x 2 B bf16 moments per parameter"
-                              : "optimizer: mixed-precision Adam, 2 B weight + 4 B fp32 grad + 12 "
-                                "B fp32 state per parameter") +
-              ", ZeRO stage " + std::to_string(plan.zero));
+  a.push_back(OptimizerAssumption(impl.job) + ", ZeRO stage " + std::to_string(plan.zero));
   if (impl.job.moe_probs_in_activation && impl.model.moe) {
     a.push_back(
         "moe routing probabilities applied on the experts' activation output: a routed "

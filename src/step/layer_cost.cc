@@ -26,6 +26,7 @@ double Gemm(const PlanContext& c, const GemmWork& g, double rows, double div, do
 
 struct Compute {
   double proj = 0, dense = 0, expert = 0, ew = 0;
+  double router = 0;            // the router's matmul (part of dense), forward
   double shared = 0;            // the shared experts' matmuls (part of dense), forward
   double core = 0, core_b = 0;  // attention core, forward and backward (input gradients)
   double cast = 0;  // FP8 casts of GEMM inputs (forward) and output gradients (backward)
@@ -55,7 +56,8 @@ Compute BlockCompute(const PlanContext& c, const BlockWork& b) {
   x.core = core + MemoryBoundTime(c.cluster->chip, t * b.score_bytes_fwd / tp).value();
   x.core_b = 2 * core + MemoryBoundTime(c.cluster->chip, t * b.score_bytes_bwd / tp).value();
   const double mlp = gemm(b.mlp, t, tp, tp, b.mlp.weights / tp, t, prec);
-  x.dense = mlp + gemm(b.router, t, tp, 1, b.router.weights, t, prec);
+  x.router = gemm(b.router, t, tp, 1, b.router.weights, t, prec);
+  x.dense = mlp + x.router;
   if (b.top_k > 0) x.shared = mlp;  // a MoE block's dense MLP is its shared experts
   if (b.top_k > 0) {
     const double e = static_cast<double>(c.model->moe->num_experts);
@@ -535,6 +537,7 @@ ActivationSavers SaversOf(const PlanContext& c) {
   s.recompute_modules = c.plan->recompute == Recompute::kModules ? c.plan->recompute_modules : 0;
   s.offload_modules = c.plan->offload_modules;
   s.fp8_moe_cache = c.job->fp8_moe_cache;
+  s.expert_all_to_all = c.plan->ep > 1;
   return s;
 }
 
@@ -568,9 +571,12 @@ Seg BlockSeg(const PlanContext& c, const BlockWork& b, bool moe) {
   s.cw = matmul;
   if (p.recompute == Recompute::kFull) s.cb += s.cf;
   if (p.recompute == Recompute::kSelective) s.cb += x.core;
-  // Operator-level checkpointing re-runs every second matmul and the
-  // element-wise ops (ActivationWork::op_tp).
-  if (p.recompute == Recompute::kSelectiveOp) s.cb += 0.5 * matmul + x.ew;
+  // Operator-level checkpointing re-runs every second matmul, the router's,
+  // the routed experts' grouped GEMMs and the element-wise ops (blocks.cc
+  // OpSacKept).
+  if (p.recompute == Recompute::kSelectiveOp) {
+    s.cb += 0.5 * (x.proj + x.dense - x.router) + x.router + x.expert + x.ew;
+  }
   s.cb += ModuleRecomputeTime(c, b, x);
   const double tp = static_cast<double>(p.tp);
   s.params_dense = static_cast<double>(b.params_dense) / tp;

@@ -84,7 +84,11 @@ PlanSegs BuildSegs(const StepModel::Impl& impl, const PlanContext& ctx) {
   if (impl.model.moe) s.moe = BlockSeg(ctx, impl.work.moe, true);
   s.embed = EmbeddingSeg(ctx);
   s.head = HeadSeg(ctx);
-  s.logits = s.head.act;
+  const LossMemory loss =
+      LossBytes(s.head.act, ctx.tokens * static_cast<double>(impl.work.hidden) * kActivationBytes,
+                impl.job.loss_chunks, impl.job.fused_cross_entropy);
+  s.logits = loss.held;
+  s.loss_peak = loss.peak;
   s.head.act = 0;
   s.mtp = MtpSeg(ctx, impl.model.moe ? s.moe : s.dense);
   return s;
@@ -260,7 +264,7 @@ MemoryBreakdown DeviceMemory(const PlanContext& c, const PlanSegs& segs, const D
   const PlanSpec& p = *c.plan;
   const double shard_d = static_cast<double>(c.fsdp_dense.size);
   const double shard_e = static_cast<double>(std::max<int64_t>(c.fsdp_expert.size, 1));
-  const StateBytesPerParam state = TrainingStateBytes(c.job->bf16_optimizer_moments);
+  const StateBytesPerParam state = TrainingStateBytes(*c.job);
   const StateMemory a =
       ShardedState(dev.params_dense, p.zero,
                    p.zero >= 3 ? shard_d : static_cast<double>(c.dense_dp.size), state);
@@ -275,9 +279,7 @@ MemoryBreakdown DeviceMemory(const PlanContext& c, const PlanSegs& segs, const D
   if (c.ep_window == EpWindow::kPaired && !c.dual) act += segs.moe.act + segs.moe.act_extra;
   mem.activations = Bytes(act);
   if (dev.has_head) {
-    const double held_logits = segs.logits * (all_forward_first ? m : 1.0);
-    const bool unfused = !c.job->fused_cross_entropy;
-    mem.logits = Bytes(held_logits + (unfused ? LossTransientBytes(segs.logits) : 0.0));
+    mem.logits = Bytes(segs.logits * (all_forward_first ? m : 1.0) + segs.loss_peak);
   }
   // Routing-imbalance headroom, TP all-gather buffers (2 x T h), EP
   // receive buffers (lambda k T/tp h, send + receive), ZeRO-3 prefetch
@@ -392,10 +394,9 @@ DeviceSweep AllDevices(const StepModel::Impl& impl, const PlanSpec& plan, const 
                          : dev.params_dense + dev.params_expert;
       // Adam's update reads the gradient, master and moments, writes them
       // back and the 16-bit weight (kAdamUpdateTrafficBytesPerParam with the
-      // job's moment precision).
-      const double traffic = kGradBytesPerParam +
-                             2 * TrainingStateBytes(impl.job.bf16_optimizer_moments).optimizer +
-                             kWeightBytesPerParam;
+      // job's state precisions).
+      const StateBytesPerParam state = TrainingStateBytes(impl.job);
+      const double traffic = state.grad + 2 * state.optimizer + kWeightBytesPerParam;
       opt = std::max(opt, MemoryBoundTime(impl.cluster.chip, traffic * owned).value());
       if (keyed && n_seen < seen.size()) {
         seen[n_seen] = Seen{key, dev, t, held};

@@ -78,7 +78,11 @@ struct CoreResult {
 // Per-micro-batch costs of each piece of the model under one plan.
 struct PlanSegs {
   Seg dense, moe, embed, head, mtp;
-  double logits = 0;  // bytes of logits kept by the head's device
+  // The loss on the head's device, per micro-batch (LossBytes): bytes kept
+  // between its forward and backward (the logits, or under a chunked loss
+  // the hidden states' gradient), and its working set while it runs.
+  double logits = 0;
+  double loss_peak = 0;
   int64_t chunks = 1;
   LayerSplit split;
 };

@@ -155,7 +155,7 @@ StepModel::LowerBounds StepModel::LowerBoundsFor(const PlanSpec& plan) const {
     }
     double held = defined ? step_internal::InFlight(plan, d, m, all_forward_first) * act : least;
     if (head && defined) held += segs.logits * (all_forward_first ? m : 1.0);
-    const StateBytesPerParam state = TrainingStateBytes(impl.job.bf16_optimizer_moments);
+    const StateBytesPerParam state = TrainingStateBytes(impl.job);
     for (int zero = 0; zero < 4; ++zero) {
       const StateMemory a = ShardedState(dense, zero, dense_shards, state);
       const StateMemory b = ShardedState(expert, zero, expert_shards, state);

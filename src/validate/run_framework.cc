@@ -157,7 +157,38 @@ void SetDatedDefaults(const PublishedRun& run, JobSpec* job,
        "false" + why + "; Megatron-LM's local DDP: one all-reduce after the last backward)");
 }
 
-void SetStatedJobSettings(const PublishedRun& run, JobSpec* job) {
+// torchtitan's ChunkedLossWrapper (components/loss.py) runs the head and
+// loss over Config.num_chunks chunks of the tokens, 8 unless set; a run
+// whose notes state the wrapper gets the count it states after
+// "num_chunks", else that default (recorded in `filled`).
+void SetStatedLossChunks(const std::string& text, JobSpec* job,
+                         std::vector<std::pair<std::string, std::string>>* filled) {
+  if (!Has(text, "chunkedlosswrapper")) return;
+  constexpr int64_t kChunkedLossWrapperDefaultChunks = 8;
+  const int64_t stated = IntegerAfter(text, "num_chunks");
+  job->loss_chunks = stated > 0 ? stated : kChunkedLossWrapperDefaultChunks;
+  if (stated <= 0) {
+    Fill(filled, "job.loss_chunks",
+         "8 (ChunkedLossWrapper stated; its Config.num_chunks default, torchtitan "
+         "components/loss.py)");
+  }
+}
+
+// torchtitan's training.dtype "bfloat16" keeps the parameters, their
+// gradients and the optimizer's moments (created like the parameters) in
+// BF16 with no fp32 master: 8 B per parameter (doc/cost-model.md §3).
+void SetStatedStatePrecision(const PublishedRun& run, JobSpec* job,
+                             std::vector<std::pair<std::string, std::string>>* filled) {
+  const std::string p = Lower(run.precision.value_or(std::string()));
+  if (!Has(p, "training dtype bfloat16")) return;
+  job->bf16_master_weights = job->bf16_gradients = job->bf16_optimizer_moments = true;
+  Fill(filled, "job.master_weights, gradients, optimizer_moments",
+       "bf16 (the stated training dtype bfloat16: torchtitan keeps parameters, gradients and "
+       "Adam moments in it, no fp32 master)");
+}
+
+void SetStatedJobSettings(const PublishedRun& run, JobSpec* job,
+                          std::vector<std::pair<std::string, std::string>>* filled) {
   const std::string text = Lower(run.notes + " " + run.parallel.other.value_or(std::string()));
   // Megatron-LM --tp-comm-overlap, NeMo recipes' tp_comm_overlap, XLA's async
   // collective fusion on TPU: collectives pipelined with their GEMMs.
@@ -174,6 +205,8 @@ void SetStatedJobSettings(const PublishedRun& run, JobSpec* job) {
   // torchtitan computes the loss with PyTorch's cross_entropy on the fp32
   // logits (components/loss.py), not a fused kernel.
   if (Has(Lower(run.source), "torchtitan")) job->fused_cross_entropy = false;
+  SetStatedLossChunks(text, job, filled);
+  SetStatedStatePrecision(run, job, filled);
 }
 
 // Megatron-LM rejects --overlap-param-gather without the distributed

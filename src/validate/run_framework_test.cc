@@ -187,6 +187,36 @@ TEST(RunFramework, StatedSettings) {
   EXPECT_EQ(grok->job.moe_imbalance, 0.0);  // simulated, then capped by the capacity
 }
 
+// A run whose notes state torchtitan's ChunkedLossWrapper gets its default
+// 8 chunks (components/loss.py, Config.num_chunks) unless it states a count;
+// a stated training dtype bfloat16 gives BF16 weights, gradients and moments.
+TEST(RunFramework, StatedChunkedLossAndBf16State) {
+  PublishedRun r;
+  r.source = "a torchtitan fork";
+  r.notes = "AdamW, ChunkedLossWrapper around the cross-entropy loss";
+  r.precision = "BF16 throughout (training dtype bfloat16: parameters, gradients and moments)";
+  JobSpec job;
+  std::vector<std::pair<std::string, std::string>> filled;
+  SetStatedJobSettings(r, &job, &filled);
+  EXPECT_EQ(job.loss_chunks, 8);
+  EXPECT_TRUE(HasFilled(filled, "job.loss_chunks"));
+  EXPECT_FALSE(job.fused_cross_entropy);
+  EXPECT_TRUE(job.bf16_master_weights && job.bf16_gradients && job.bf16_optimizer_moments);
+  r.notes = "ChunkedLossWrapper (num_chunks=16)";
+  r.precision = "BF16 mixed precision (fp32 master weights, grads and AdamW moments)";
+  JobSpec stated;
+  filled.clear();
+  SetStatedJobSettings(r, &stated, &filled);
+  EXPECT_EQ(stated.loss_chunks, 16);
+  EXPECT_FALSE(HasFilled(filled, "job.loss_chunks"));
+  EXPECT_FALSE(stated.bf16_master_weights || stated.bf16_gradients);
+  // No wrapper stated: the whole micro-batch's logits.
+  r.notes = "AdamW";
+  JobSpec plain;
+  SetStatedJobSettings(r, &plain, nullptr);
+  EXPECT_EQ(plain.loss_chunks, 0);
+}
+
 TEST(RunText, NumberAfterMarker) {
   EXPECT_DOUBLE_EQ(NumberAfter("moe_expert_capacity_factor 1.25 with", "capacity_factor"), 1.25);
   EXPECT_DOUBLE_EQ(NumberAfter("capacity_factor=2", "capacity_factor"), 2.0);

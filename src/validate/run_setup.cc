@@ -177,7 +177,7 @@ Result<JobSpec> BuildJob(const PublishedRun& run, RunSetup* setup) {
     Fill(&setup->filled, "precision", "bf16 (16-bit mixed precision; not stated)");
   }
   SetDatedDefaults(run, &job, &setup->filled);
-  SetStatedJobSettings(run, &job);
+  SetStatedJobSettings(run, &job, &setup->filled);
   job.balance = BalanceMethod::kAuxLoss;
   // A published run did run: whether a layout fits is judged against the
   // chip's whole HBM, not the planner's safety margin (JobSpec default 5%),

@@ -118,11 +118,14 @@ void Fill(std::vector<std::pair<std::string, std::string>>* filled, std::string 
 // pre-2023 software for runs dated up to 2022 (attention kernel for every
 // framework; Megatron-LM's dropout and gradient-reduction timing), recorded
 // in `filled`; the settings a run states in its notes, parallel.other or
-// metric definition (TP comm overlap, capacity factor, forced balance).
+// metric definition (TP comm overlap, capacity factor, forced balance, a
+// chunked loss) and its precision text (BF16 training state), the
+// defaults they imply recorded in `filled`.
 int RunYear(const PublishedRun& run);
 void SetDatedDefaults(const PublishedRun& run, JobSpec* job,
                       std::vector<std::pair<std::string, std::string>>* filled);
-void SetStatedJobSettings(const PublishedRun& run, JobSpec* job);
+void SetStatedJobSettings(const PublishedRun& run, JobSpec* job,
+                          std::vector<std::pair<std::string, std::string>>* filled);
 // The ZeRO stage a Megatron-family run's stated flags imply when it states
 // none (--overlap-param-gather needs the distributed optimizer), or nullopt.
 std::optional<int> ZeroImpliedByFlags(const PublishedRun& run, Framework framework);
