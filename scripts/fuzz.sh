@@ -1,20 +1,28 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang (ASan + UBSan) and fuzzes each one
 # briefly. Usage: scripts/fuzz.sh [seconds-in-total]   (default 60)
+# OCCAM_FUZZ_BUILD=<dir> fuzzes an existing build configured with -DOCCAM_FUZZ=ON
+# (scripts/test.sh's build-san, which also holds the sanitizer tests) instead
+# of configuring build-fuzz/.
 # Longer runs, the corpus layout and what was found: doc/hardening.md.
 # A crash leaves its input in build-fuzz/artifacts/ and fails the script.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TOTAL="${1:-60}"
-BUILD=build-fuzz
+BUILD="${OCCAM_FUZZ_BUILD:-build-fuzz}"
 TARGETS=(fuzz_plan fuzz_model fuzz_cluster fuzz_job fuzz_runs fuzz_estimate fuzz_pipeline fuzz_flags)
 
 if ! command -v clang++ > /dev/null; then
   echo "fuzz.sh: clang++ not found (apt-get install clang libclang-rt-14-dev)" >&2
   exit 1
 fi
-CC=clang CXX=clang++ cmake -S . -B "$BUILD" -DOCCAM_FUZZ=ON -DOCCAM_BUILD_TESTS=OFF \
-  -DOCCAM_BUILD_BENCH=OFF > /dev/null
+if [[ -z "${OCCAM_FUZZ_BUILD:-}" ]]; then
+  CC=clang CXX=clang++ cmake -S . -B "$BUILD" -DOCCAM_FUZZ=ON -DOCCAM_BUILD_TESTS=OFF \
+    -DOCCAM_BUILD_BENCH=OFF > /dev/null
+elif ! grep -q '^OCCAM_FUZZ:BOOL=ON' "$BUILD/CMakeCache.txt" 2>/dev/null; then
+  echo "fuzz.sh: $BUILD is not a build configured with -DOCCAM_FUZZ=ON (clang)" >&2
+  exit 2
+fi
 cmake --build "$BUILD" -j"$(nproc)" --target "${TARGETS[@]}"
 
 # Seeds: fuzz/corpus/<name>/ plus the bundled data files for the parsers.
