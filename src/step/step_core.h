@@ -52,17 +52,17 @@ namespace step_internal {
 
 // One DP/optimizer item at the end of the step.
 struct TailItem {
-  double total = 0, exposed = 0;
+  Seconds total, exposed;
   int tier = -1;
 };
 
 struct CoreResult {
-  double m = 0;            // micro-batches per step
-  Seg crit;                // per micro-batch costs of the slowest device
-  double crit_period = 0;  // its per micro-batch time
-  double bubble = 0;
+  double m = 0;         // micro-batches per step
+  Seg crit;             // per micro-batch costs of the slowest device
+  Seconds crit_period;  // its per micro-batch time
+  Seconds bubble;
   TailItem p2p, dp_grad, edp_grad, dp_gather, edp_gather, optimizer;
-  double step = 0;
+  Seconds step;
   MemoryBreakdown memory;  // the device with the largest total
   Bytes capacity;
   bool fits = false;
@@ -78,7 +78,7 @@ struct CoreResult {
 // Per-micro-batch costs of each piece of the model under one plan.
 struct PlanSegs {
   Seg dense, moe, embed, head, mtp;
-  double logits = 0;  // bytes of logits kept by the head's device
+  Bytes logits;  // logits kept by the head's device
   int64_t chunks = 1;
   LayerSplit split;
 };
