@@ -82,7 +82,7 @@ TEST(ValidateCli, BadRunFieldSkipsThatRunWithTheKeyPath) {
   ASSERT_EQ(j["runs"].size(), 1u);
   EXPECT_TRUE(j["runs"][0]["predicted"].is_null());
   EXPECT_NE(j["runs"][0]["skipped_reason"].get<std::string>().find(
-                "[0].parallel.tp must be an integer or null"),
+                "'[0].parallel.tp' must be an integer or null"),
             std::string::npos)
       << r.out;
 }

@@ -6,8 +6,6 @@
 // quotients that change the unit (Bytes / BytesPerSecond -> Seconds, ...).
 #pragma once
 
-#include <compare>
-
 namespace occam {
 
 template <class Tag>
@@ -36,7 +34,14 @@ class Quantity {
   }
   // Ratio of two like quantities is a plain number.
   constexpr double operator/(Quantity o) const { return value_ / o.value_; }
-  constexpr auto operator<=>(const Quantity&) const = default;
+  // Comparisons of the values, written out: a defaulted <=> on the double
+  // compiles to a partial-ordering branch chain where these are one compare
+  // (std::max of two Seconds becomes maxsd). Same results, NaN included.
+  constexpr bool operator==(const Quantity& o) const { return value_ == o.value_; }
+  constexpr bool operator<(const Quantity& o) const { return value_ < o.value_; }
+  constexpr bool operator>(const Quantity& o) const { return value_ > o.value_; }
+  constexpr bool operator<=(const Quantity& o) const { return value_ <= o.value_; }
+  constexpr bool operator>=(const Quantity& o) const { return value_ >= o.value_; }
 
  private:
   double value_ = 0.0;

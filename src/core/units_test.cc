@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace occam {
 namespace {
 
@@ -29,6 +31,15 @@ TEST(Units, MinMaxAndOrdering) {
   EXPECT_EQ(Max(Seconds(1), Seconds(2)), Seconds(2));
   EXPECT_EQ(Min(Seconds(1), Seconds(2)), Seconds(1));
   EXPECT_LT(Microseconds(1), Milliseconds(1));
+}
+
+// The comparisons are the doubles': every one is false against NaN.
+TEST(Units, ComparisonsFollowTheValues) {
+  const Bytes one(1), two(2), nan(std::nan(""));
+  EXPECT_TRUE(one < two && one <= two && two > one && two >= one && one != two);
+  EXPECT_TRUE(one <= one && one >= one && one == one);
+  EXPECT_FALSE(nan < one || nan > one || nan <= one || nan >= one || nan == nan);
+  EXPECT_TRUE(nan != nan);
 }
 
 }  // namespace

@@ -1,44 +1,35 @@
 // Lower bounds on memory and step time; see bounds.h.
 //
-// Symbols: h hidden, V vocab, L layers, f dense MLP width, f_e routed-expert
-// width, E experts, k top-k, N chips, tp/cp/pp/dp/ep/etp degrees, m
-// micro-batches per pipeline, v virtual stages.
+// Symbols: N chips, tp/cp/pp/dp/ep/etp degrees, m micro-batches per
+// pipeline, v virtual stages, T tokens per step.
 #include "search/bounds.h"
 
 #include <algorithm>
 
+#include "occam/cost.h"
 #include "occam/element_bytes.h"
 #include "occam/schedule_traits.h"
 
 namespace occam::search {
 
+// The counts are the step model's own (BuildModelWork; FlashAttention's
+// causal span, which a materialised score matrix only lengthens). It charges
+// every GEMM of them at no more than the peak (GemmTime's efficiency is at
+// most 1, the width penalty only adds, the expert imbalance lambda >= 1, the
+// attention core runs at the BF16 peak <= the peak used here), three times
+// per token (ModelFlopsPerToken), and under full recompute one more forward
+// of every block (the MTP modules' included), not of the LM head passes and
+// MTP projections.
 Bounds::Bounds(const ModelSpec& model, const ClusterSpec& cluster, const JobSpec& job) {
-  const double h = static_cast<double>(model.hidden);
-  const double mats = model.gated_mlp ? 3.0 : 2.0;
-  const double vocab = static_cast<double>(model.vocab) * h;
-  const double head = model.tied_embeddings ? 0.0 : vocab;
-  double dense_mlp_layers = static_cast<double>(model.num_layers);
-  double moe_layers = 0, experts = 0, active_experts = 0, shared = 0;
-  if (model.moe && model.moe->num_experts > 0) {
-    const MoeSpec& m = *model.moe;
-    const int64_t after = std::max<int64_t>(0, model.num_layers - m.first_k_dense);
-    moe_layers = static_cast<double>(after / std::max<int64_t>(1, m.layer_freq));
-    // Only the leading dense layers are surely dense under every convention.
-    dense_mlp_layers = static_cast<double>(m.first_k_dense);
-    const double expert = mats * h * static_cast<double>(m.expert_ffn);
-    experts = moe_layers * static_cast<double>(m.num_experts) * expert;
-    active_experts = moe_layers * static_cast<double>(m.top_k) * expert;
-    shared = moe_layers * static_cast<double>(m.num_shared_experts) * mats * h *
-             static_cast<double>(m.shared_expert_ffn);
-  }
-  const double dense_mlp = dense_mlp_layers * mats * h * static_cast<double>(model.ffn_hidden);
-  dense_params_ = vocab + head + dense_mlp + shared;
-  expert_params_ = experts;
-  // 6 FLOPs per weight per token for forward + backward (Kaplan et al. 2020,
-  // arXiv:2001.08361 §2.1), counting only the matmul weights above (the
-  // input embedding is a lookup; attention is left out of the bound).
-  const double lm_head = vocab;
-  flops_per_token_ = 6.0 * (lm_head + dense_mlp + shared + active_experts);
+  const ModelWork w = BuildModelWork(model, job.seq_len);
+  const BlockWork& mtp_block = model.moe ? w.moe : w.dense;
+  const auto n_moe = static_cast<double>(w.MoeLayers(0, w.num_layers));
+  const auto mtp = static_cast<double>(w.mtp_layers);
+  expert_params_ = (n_moe + mtp) * static_cast<double>(mtp_block.params_expert);
+  dense_params_ = static_cast<double>(w.params.total + w.params.mtp) - expert_params_;
+  flops_per_token_ = ModelFlopsPerToken(model, job.seq_len).value();
+  const double not_blocks = (1.0 + mtp) * w.head.flops + mtp * w.mtp_proj.flops;
+  recompute_flops_per_token_ = flops_per_token_ / 3.0 - not_blocks;
   tokens_ = static_cast<double>(job.global_batch_tokens());
   batch_seqs_ = static_cast<double>(job.global_batch_seqs);
   chips_ = static_cast<double>(std::max<int64_t>(1, cluster.num_chips));
@@ -48,12 +39,13 @@ Bounds::Bounds(const ModelSpec& model, const ClusterSpec& cluster, const JobSpec
   weight_bytes_ = WeightReadBytes(job.precision);
 }
 
-// weights: dense / (tp pp) + experts / (ep etp pp), divided by the data
-// ranks for ZeRO-3 (at most N chips in total); optimizer state sharded over
-// every data rank for ZeRO >= 1: params / N at best. Bytes per weight: the
-// GEMM's read size (one under FP8 training); optimizer state: the floor of
-// any recipe (two BF16 Adam moments), below the modelled fp32 state; the
-// gradients are left out.
+// weights: dense / (tp pp) + experts / (ep etp pp) (the step model's split
+// over the pipeline devices, whose fullest holds at least the mean), divided
+// by the data ranks for ZeRO-3 (at most N chips in total); optimizer state
+// sharded over every data rank for ZeRO >= 1: params / N at best. Bytes per
+// weight: the GEMM's read size (one under FP8 training); optimizer state:
+// the floor of any recipe (two BF16 Adam moments), below the modelled fp32
+// state; the gradients are left out.
 Bytes Bounds::MemoryLowerBound(const PlanSpec& p) const {
   const double tp_pp = static_cast<double>(p.tp * p.pp);
   const double ep_pp = static_cast<double>(p.ep * p.etp * p.pp);
@@ -64,12 +56,16 @@ Bytes Bounds::MemoryLowerBound(const PlanSpec& p) const {
   return Bytes(weights * weight_bytes_ + optimizer * kOptimizerStateFloorBytesPerParam);
 }
 
-// compute >= F_token * tokens / (N * peak), x 4/3 for full recompute (one
-// more forward); schedules with a fill/drain bubble stretch it by
-// (m v + pp - 1) / (m v) (Narayanan et al. 2021, arXiv:2104.04473 §2.2).
+// compute >= F_token T / (N peak) (+ the recomputed forward under full
+// recompute); schedules with a fill/drain bubble stretch it by
+// (m v + pp - 1) / (m v) (Narayanan et al. 2021, arXiv:2104.04473 §2.2):
+// the step model's closed form charges m u* + (sum_d u_d - u*) / v with u*
+// the busiest device's time per micro-batch, at least the mean's
+// (m + (pp - 1) / v) mean_d u_d.
 Seconds Bounds::StepTimeLowerBound(const PlanSpec& p) const {
-  double seconds = flops_per_token_ * tokens_ / chips_ / peak_.value();
-  if (p.recompute == Recompute::kFull) seconds *= 4.0 / 3.0;
+  double flops = flops_per_token_;
+  if (p.recompute == Recompute::kFull) flops += recompute_flops_per_token_;
+  double seconds = flops * tokens_ / chips_ / peak_.value();
   const bool bubble = TraitsOf(p.schedule).fill_drain_bubble;
   if (bubble && p.pp > 1 && p.dp > 0 && p.mbs > 0) {
     const double mv = batch_seqs_ / static_cast<double>(p.dp * p.mbs) * static_cast<double>(p.vpp);

@@ -72,13 +72,17 @@ int BlockDepth(std::string_view line, std::vector<size_t>& indents) {
   return static_cast<int>(indents.size());
 }
 
-bool LooksLikeJson(std::string_view text) {
+}  // namespace
+
+bool IsJsonText(std::string_view text) {
   for (char c : text) {
     if (c == ' ' || c == '\t' || c == '\n' || c == '\r') continue;
     return c == '{' || c == '[';
   }
   return false;
 }
+
+namespace {
 
 // YAML 1.2 core schema for plain scalars.
 json PlainScalar(const std::string& s) {
@@ -153,7 +157,7 @@ Result<json> YamlToJson(const YAML::Node& node, std::string_view origin, int64_t
 int NestingDepth(std::string_view text) {
   FlowScan flow;
   std::vector<size_t> indents;
-  const bool json = LooksLikeJson(text);
+  const bool json = IsJsonText(text);
   int max_depth = 0;
   size_t start = 0;
   while (start < text.size()) {
@@ -174,7 +178,7 @@ Result<json> ParseDocument(std::string_view text, std::string_view origin) {
   if (text.size() > kMaxDocumentBytes) {
     return InvalidInput(Prefix(origin) + "document is larger than 16 MiB; is this the right file?");
   }
-  if (text.size() > kMaxYamlBytes && !LooksLikeJson(text)) {
+  if (text.size() > kMaxYamlBytes && !IsJsonText(text)) {
     return InvalidInput(Prefix(origin) + "YAML document is " + std::to_string(text.size()) +
                         " bytes; occam reads YAML up to 1 MiB (JSON up to 16 MiB); is this the "
                         "right file?");
@@ -185,7 +189,7 @@ Result<json> ParseDocument(std::string_view text, std::string_view origin) {
                         std::to_string(kMaxNestingDepth) + " levels (found " +
                         std::to_string(depth) + "); model, cluster and job files are shallow");
   }
-  if (LooksLikeJson(text)) {
+  if (IsJsonText(text)) {
     // Duplicate keys would silently keep the last value: reject them. One
     // hash set per open object keeps the check linear in the keys.
     std::vector<std::unordered_set<std::string>> keys;
@@ -307,14 +311,78 @@ Status Node::Error(std::string_view key, const std::string& what) const {
   return InvalidInput(Prefix(origin_) + "key '" + KeyPath(key) + "' " + what);
 }
 
+Status Node::ObjectError(const std::string& what) const {
+  return InvalidInput(Prefix(origin_) + (path_.empty() ? "the document" : "key '" + path_ + "'") +
+                      " " + what);
+}
+
 Result<const json*> Node::Get(std::string_view key) const {
   if (!value_->is_object()) {
-    return InvalidInput(Prefix(origin_) + (path_.empty() ? "the document" : "key '" + path_ + "'") +
-                        " must be an object (got " + DescribeValue(*value_) + ")");
+    return ObjectError("must be an object (got " + DescribeValue(*value_) + ")");
   }
   auto it = value_->find(key);
-  if (it == value_->end() || it->is_null()) return Error(key, "is required but missing");
+  if (it == value_->end()) return Error(key, "is required but missing");
+  if (it->is_null()) return Error(key, "is required (got null)");
   return &*it;
+}
+
+Result<const json*> Node::Present(std::string_view key) const {
+  if (!value_->is_object()) return Get(key);  // its message: not an object
+  auto it = value_->find(key);
+  if (it == value_->end()) {
+    return Error(key, "is missing; write null when the source does not say");
+  }
+  return &*it;
+}
+
+Result<std::optional<int64_t>> Node::NullableInt(std::string_view key) const {
+  OCCAM_ASSIGN_OR_RETURN(const json* v, Present(key));
+  if (v->is_null()) return std::optional<int64_t>();
+  const Result<int64_t> i = AsInt(*v, origin_, KeyPath(key));
+  if (!i.ok()) return Error(key, "must be an integer or null (got " + DescribeValue(*v) + ")");
+  return std::optional<int64_t>(*i);
+}
+
+Result<std::optional<double>> Node::NullableNumber(std::string_view key) const {
+  OCCAM_ASSIGN_OR_RETURN(const json* v, Present(key));
+  if (v->is_null()) return std::optional<double>();
+  if (!v->is_number()) {
+    return Error(key, "must be a number or null (got " + DescribeValue(*v) + ")");
+  }
+  OCCAM_ASSIGN_OR_RETURN(double d, AsNumber(*v, origin_, KeyPath(key)));
+  return std::optional<double>(d);
+}
+
+Result<std::optional<bool>> Node::NullableBool(std::string_view key) const {
+  OCCAM_ASSIGN_OR_RETURN(const json* v, Present(key));
+  if (v->is_null()) return std::optional<bool>();
+  if (!v->is_boolean()) {
+    return Error(key, "must be true, false or null (got " + DescribeValue(*v) + ")");
+  }
+  return std::optional<bool>(v->get<bool>());
+}
+
+Result<std::optional<std::string>> Node::NullableString(std::string_view key) const {
+  OCCAM_ASSIGN_OR_RETURN(const json* v, Present(key));
+  if (v->is_null()) return std::optional<std::string>();
+  if (!v->is_string()) {
+    return Error(key, "must be a string or null (got " + DescribeValue(*v) + ")");
+  }
+  return std::optional<std::string>(v->get<std::string>());
+}
+
+Result<std::optional<Node>> Node::NullableObject(std::string_view key) const {
+  OCCAM_ASSIGN_OR_RETURN(const json* v, Present(key));
+  if (v->is_null()) return std::optional<Node>();
+  if (!v->is_object()) {
+    return Error(key, "must be an object or null (got " + DescribeValue(*v) + ")");
+  }
+  return std::optional<Node>(Node(*v, origin_, KeyPath(key)));
+}
+
+Result<std::optional<std::string>> Node::OmittableString(std::string_view key) const {
+  if (value_->is_object() && !value_->contains(key)) return std::optional<std::string>();
+  return NullableString(key);
 }
 
 Result<int64_t> Node::Int(std::string_view key) const {
@@ -371,14 +439,28 @@ Result<const json*> Node::Array(std::string_view key) const {
   return v;
 }
 
+Result<std::vector<std::string>> Node::StringList(std::string_view key) const {
+  OCCAM_ASSIGN_OR_RETURN(const json* list, Array(key));
+  std::vector<std::string> out;
+  out.reserve(list->size());
+  for (size_t i = 0; i < list->size(); ++i) {
+    const json& e = (*list)[i];
+    if (!e.is_string()) {
+      return Error(std::string(key) + "[" + std::to_string(i) + "]",
+                   "must be a string (got " + DescribeValue(e) + ")");
+    }
+    out.push_back(e.get<std::string>());
+  }
+  return out;
+}
+
 Node Node::Element(const json& element, std::string_view key, size_t index) const {
   return Node(element, origin_, KeyPath(key) + "[" + std::to_string(index) + "]");
 }
 
 Status Node::CheckKeys(std::initializer_list<std::string_view> known) const {
   if (!value_->is_object()) {
-    return InvalidInput(Prefix(origin_) + (path_.empty() ? "the document" : "key '" + path_ + "'") +
-                        " must be an object (got " + DescribeValue(*value_) + ")");
+    return ObjectError("must be an object (got " + DescribeValue(*value_) + ")");
   }
   for (auto it = value_->begin(); it != value_->end(); ++it) {
     bool found = false;

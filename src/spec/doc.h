@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "occam/status.h"
 
@@ -28,6 +29,10 @@ inline constexpr int kMaxNestingDepth = 64;
 // Parses JSON (text starting with '{' or '[') or YAML. Errors carry the
 // origin and, where the parser reports it, the line and column.
 Result<nlohmann::json> ParseDocument(std::string_view text, std::string_view origin);
+
+// True when ParseDocument reads `text` as JSON (its first non-blank
+// character is '{' or '[').
+bool IsJsonText(std::string_view text);
 
 // Deepest nesting of the text: flow brackets outside strings, plus YAML
 // block indentation levels. Exposed for tests.
@@ -62,10 +67,22 @@ class Node {
   Result<bool> Bool(std::string_view key, bool fallback) const;
   Result<std::string> String(std::string_view key, std::string fallback) const;
 
+  // Schemas that list every key ("null when the source does not say"): the
+  // key must be present; null gives nullopt; a mistyped value is an error.
+  Result<std::optional<int64_t>> NullableInt(std::string_view key) const;
+  Result<std::optional<double>> NullableNumber(std::string_view key) const;
+  Result<std::optional<bool>> NullableBool(std::string_view key) const;
+  Result<std::optional<std::string>> NullableString(std::string_view key) const;
+  Result<std::optional<Node>> NullableObject(std::string_view key) const;
+  // A key such a schema lets a file omit: absent or null gives nullopt.
+  Result<std::optional<std::string>> OmittableString(std::string_view key) const;
+
   // A nested object (required). The returned node refers into this document.
   Result<Node> Object(std::string_view key) const;
   // A nested array (required); elements are reached with Element().
   Result<const nlohmann::json*> Array(std::string_view key) const;
+  // A list of strings (required).
+  Result<std::vector<std::string>> StringList(std::string_view key) const;
   Node Element(const nlohmann::json& element, std::string_view key, size_t index) const;
 
   // Strict formats: every key of this object must be in `known`.
@@ -73,9 +90,13 @@ class Node {
 
   // "<origin>: key '<path.key>' <what>".
   Status Error(std::string_view key, const std::string& what) const;
+  // The same for this object as a whole: "<origin>: key '<path>' <what>".
+  Status ObjectError(const std::string& what) const;
 
  private:
   Result<const nlohmann::json*> Get(std::string_view key) const;
+  // The key's value, null included; an error only when the key is absent.
+  Result<const nlohmann::json*> Present(std::string_view key) const;
 
   const nlohmann::json* value_;
   std::string origin_;

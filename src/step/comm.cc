@@ -6,18 +6,18 @@
 
 namespace occam::step_internal {
 
-CommCost Collective(const ClusterSpec& cluster, CollectiveOp op, double bytes, RankGroup group,
+CommCost Collective(const ClusterSpec& cluster, CollectiveOp op, Bytes bytes, RankGroup group,
                     const CollectiveOptions& options) {
-  if (group.size <= 1 || bytes <= 0) return {};
-  const CollectiveCost c = EstimateCollective(cluster, op, Bytes(bytes), group, options);
-  return CommCost{c.time.value(), c.limiting_tier};
+  if (group.size <= 1 || bytes <= Bytes(0)) return {};
+  const CollectiveCost c = EstimateCollective(cluster, op, bytes, group, options);
+  return CommCost{c.time, c.limiting_tier};
 }
 
-CommCost Collective(const ClusterSpec& cluster, CollectiveOp op, double bytes,
+CommCost Collective(const ClusterSpec& cluster, CollectiveOp op, Bytes bytes,
                     const PreparedGroup& group, const CollectiveOptions& options) {
-  if (group.group.size <= 1 || bytes <= 0) return {};
-  const CollectiveCost c = EstimateCollective(cluster, op, Bytes(bytes), group, options);
-  return CommCost{c.time.value(), c.limiting_tier};
+  if (group.group.size <= 1 || bytes <= Bytes(0)) return {};
+  const CollectiveCost c = EstimateCollective(cluster, op, bytes, group, options);
+  return CommCost{c.time, c.limiting_tier};
 }
 
 const PreparedGroup& GroupCache::Get(const ClusterSpec& cluster, RankGroup group,
@@ -29,7 +29,7 @@ const PreparedGroup& GroupCache::Get(const ClusterSpec& cluster, RankGroup group
 }
 
 CommCost CollectiveCache::Get(const ClusterSpec& cluster, const GroupCache& groups, CollectiveOp op,
-                              double bytes, RankGroup group,
+                              Bytes bytes, RankGroup group,
                               const CollectiveOptions& options) const {
   auto cost = [&] {
     PreparedGroup scratch;
@@ -40,8 +40,9 @@ CommCost CollectiveCache::Get(const ClusterSpec& cluster, const GroupCache& grou
                        options.top_k < kMax && options.max_units_per_token >= 0 &&
                        options.max_units_per_token < kMax;
   if (!keyable) return cost();
+  const double size = bytes.value();
   uint64_t bits = 0;
-  std::memcpy(&bits, &bytes, sizeof bits);
+  std::memcpy(&bits, &size, sizeof bits);
   const uint64_t h =
       (bits ^ static_cast<uint64_t>(group.size) * 0x9E3779B97F4A7C15ULL ^
        static_cast<uint64_t>(group.stride) * 0xC2B2AE3D27D4EB4FULL ^ static_cast<uint64_t>(op)) *
@@ -53,7 +54,7 @@ CommCost CollectiveCache::Get(const ClusterSpec& cluster, const GroupCache& grou
                 static_cast<int32_t>(group.stride),
                 static_cast<int32_t>(options.top_k),
                 static_cast<int32_t>(options.max_units_per_token),
-                bytes,
+                size,
                 options.imbalance};
   return table_.Get(static_cast<size_t>(h >> 40), key, cost);
 }

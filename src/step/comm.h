@@ -6,19 +6,20 @@
 
 #include "occam/collective.h"
 #include "occam/spec.h"
+#include "occam/units.h"
 #include "step/write_once_table.h"
 
 namespace occam::step_internal {
 
 struct CommCost {
-  double seconds = 0;
+  Seconds time;
   int tier = -1;  // limiting tier index, -1 when nothing is sent
 };
 
-CommCost Collective(const ClusterSpec& cluster, CollectiveOp op, double bytes, RankGroup group,
+CommCost Collective(const ClusterSpec& cluster, CollectiveOp op, Bytes bytes, RankGroup group,
                     const CollectiveOptions& options = {});
 // The same on a group prepared for `cluster` (PrepareGroup).
-CommCost Collective(const ClusterSpec& cluster, CollectiveOp op, double bytes,
+CommCost Collective(const ClusterSpec& cluster, CollectiveOp op, Bytes bytes,
                     const PreparedGroup& group, const CollectiveOptions& options = {});
 
 // Prepared layouts (PrepareGroup) of the rank groups one StepModel meets,
@@ -48,7 +49,7 @@ class GroupCache {
 // evicts; a key without a slot is costed and not kept. Allocation-free.
 class CollectiveCache {
  public:
-  CommCost Get(const ClusterSpec& cluster, const GroupCache& groups, CollectiveOp op, double bytes,
+  CommCost Get(const ClusterSpec& cluster, const GroupCache& groups, CollectiveOp op, Bytes bytes,
                RankGroup group, const CollectiveOptions& options) const;
 
  private:

@@ -41,7 +41,7 @@ ClusterSpec TwoTier(int64_t chips) {
 
 struct Call {
   CollectiveOp op;
-  double bytes;
+  Bytes bytes;
   RankGroup group;
   CollectiveOptions options;
 };
@@ -56,8 +56,8 @@ std::vector<Call> Calls() {
                           CollectiveOp::kAllGather, CollectiveOp::kAllToAll}) {
     for (RankGroup g : {RankGroup{8, 1}, RankGroup{2, 8}, RankGroup{64, 2}, RankGroup{16, 4}}) {
       for (double bytes : {1e3, 3e6, 3e6 + 1, 7e8}) {
-        calls.push_back({op, bytes, g, {}});
-        if (op == CollectiveOp::kAllToAll) calls.push_back({op, bytes, g, expert});
+        calls.push_back({op, Bytes(bytes), g, {}});
+        if (op == CollectiveOp::kAllToAll) calls.push_back({op, Bytes(bytes), g, expert});
       }
     }
   }
@@ -65,7 +65,7 @@ std::vector<Call> Calls() {
 }
 
 void ExpectSame(const CommCost& a, const CommCost& b) {
-  EXPECT_EQ(a.seconds, b.seconds);
+  EXPECT_EQ(a.time, b.time);
   EXPECT_EQ(a.tier, b.tier);
 }
 
@@ -87,8 +87,8 @@ TEST(CollectiveCache, HitsAndMissesEqualDirectCalls) {
   // The uniform and the expert all-to-all of one size are different keys.
   const Call& last = calls.back();
   ASSERT_EQ(last.op, CollectiveOp::kAllToAll);
-  EXPECT_NE(costs->Get(cluster, *groups, last.op, last.bytes, last.group, {}).seconds,
-            costs->Get(cluster, *groups, last.op, last.bytes, last.group, last.options).seconds);
+  EXPECT_NE(costs->Get(cluster, *groups, last.op, last.bytes, last.group, {}).time,
+            costs->Get(cluster, *groups, last.op, last.bytes, last.group, last.options).time);
 }
 
 TEST(CollectiveCache, TwoThreadsSeeDirectResults) {

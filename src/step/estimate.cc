@@ -89,10 +89,10 @@ std::string TierName(const ClusterSpec& cluster, int tier) {
 }
 
 void AddItem(Estimate& e, const ClusterSpec& cl, std::string what, std::string axis, int tier,
-             double total, double exposed) {
-  if (total <= 0 && exposed <= 0) return;
-  e.breakdown.push_back(TimeItem{std::move(what), std::move(axis), TierName(cl, tier),
-                                 Seconds(total), Seconds(exposed)});
+             Seconds total, Seconds exposed) {
+  if (total <= Seconds() && exposed <= Seconds()) return;
+  e.breakdown.push_back(
+      TimeItem{std::move(what), std::move(axis), TierName(cl, tier), total, exposed});
 }
 
 void AddBreakdown(Estimate& e, const StepModel::Impl& impl, const PlanSpec& plan,
@@ -297,10 +297,10 @@ void AddAssumptions(Estimate& e, const StepModel::Impl& impl, const PlanSpec& pl
 Estimate BuildEstimate(const StepModel::Impl& impl, const PlanSpec& plan, const CoreResult& r) {
   Estimate e;
   e.plan = plan;
-  e.step_time = Seconds(r.step);
+  e.step_time = r.step;
   const double tokens = static_cast<double>(impl.job.global_batch_tokens());
   const double chips = static_cast<double>(plan.chips());
-  e.tokens_per_s = tokens / r.step;
+  e.tokens_per_s = tokens / r.step.value();
   e.tokens_per_s_per_chip = e.tokens_per_s / chips;
   e.model_flops_per_token = Flops(impl.model_flops_per_token);
   e.model_flops_per_chip = FlopsPerSecond(impl.model_flops_per_token * e.tokens_per_s_per_chip);
@@ -311,7 +311,7 @@ Estimate BuildEstimate(const StepModel::Impl& impl, const PlanSpec& plan, const 
   e.memory = r.memory;
   e.memory_capacity = r.capacity;
   e.fits = r.fits;
-  e.bubble = Seconds(r.bubble);
+  e.bubble = r.bubble;
   AddBreakdown(e, impl, plan, r);
   e.bottleneck = Bottleneck(e);
   AddAssumptions(e, impl, plan, r);

@@ -17,19 +17,19 @@ double WeightBytes(const JobSpec& job) { return job.precision == Precision::kFp8
 // Time of a GEMM group over `rows` rows (tokens) with work divided by `div`;
 // `split` ranks share its weights (divide the larger matmul dimension: the
 // width term of the GEMM efficiency, doc/cost-model.md §2).
-double Gemm(const PlanContext& c, const GemmWork& g, double rows, double div, double split,
-            double weights, double eta_rows, Precision precision) {
+Seconds Gemm(const PlanContext& c, const GemmWork& g, double rows, double div, double split,
+             double weights, double eta_rows, Precision precision) {
   const double flops = rows * g.WidthWeightedFlops(split, c.cluster->chip.gemm_half_width) / div;
   const double bytes = weights * WeightBytes(*c.job) + rows * g.io / div * kAct;
-  return GemmTime(c.cluster->chip, precision, flops, eta_rows, bytes).value();
+  return GemmTime(c.cluster->chip, precision, flops, eta_rows, bytes);
 }
 
 struct Compute {
-  double proj = 0, dense = 0, expert = 0, ew = 0;
-  double router = 0;            // the router's matmul (part of dense), forward
-  double shared = 0;            // the shared experts' matmuls (part of dense), forward
-  double core = 0, core_b = 0;  // attention core, forward and backward (input gradients)
-  double cast = 0;  // FP8 casts of GEMM inputs (forward) and output gradients (backward)
+  Seconds proj, dense, expert, ew;
+  Seconds router;        // the router's matmul (part of dense), forward
+  Seconds shared;        // the shared experts' matmuls (part of dense), forward
+  Seconds core, core_b;  // attention core, forward and backward (input gradients)
+  Seconds cast;          // FP8 casts of GEMM inputs (forward) and output gradients (backward)
 };
 
 // Two-batch overlap runs a MoE block's matmuls on each half of the
@@ -50,12 +50,12 @@ Compute BlockCompute(const PlanContext& c, const BlockWork& b) {
   Compute x;
   x.proj = gemm(b.attn_proj, t, tp, tp, b.attn_proj.weights / tp, t, prec);
   // Attention core stays in BF16 (DeepSeek-V3 §3.3.1 keeps it out of FP8).
-  const double core = gemm(b.attn_core, t, tp, 1, 0, t, Precision::kBf16);
+  const Seconds core = gemm(b.attn_core, t, tp, 1, 0, t, Precision::kBf16);
   // Backward: 2x the forward matmuls (FlashAttention-2 §3.1.2); a
   // materialised score matrix adds its HBM passes (blocks.cc).
-  x.core = core + MemoryBoundTime(c.cluster->chip, t * b.score_bytes_fwd / tp).value();
-  x.core_b = 2 * core + MemoryBoundTime(c.cluster->chip, t * b.score_bytes_bwd / tp).value();
-  const double mlp = gemm(b.mlp, t, tp, tp, b.mlp.weights / tp, t, prec);
+  x.core = core + MemoryBoundTime(c.cluster->chip, t * b.score_bytes_fwd / tp);
+  x.core_b = 2 * core + MemoryBoundTime(c.cluster->chip, t * b.score_bytes_bwd / tp);
+  const Seconds mlp = gemm(b.mlp, t, tp, tp, b.mlp.weights / tp, t, prec);
   x.router = gemm(b.router, t, tp, 1, b.router.weights, t, prec);
   x.dense = mlp + x.router;
   if (b.top_k > 0) x.shared = mlp;  // a MoE block's dense MLP is its shared experts
@@ -68,24 +68,24 @@ Compute BlockCompute(const PlanContext& c, const BlockWork& b) {
     x.expert = gemm(b.expert, rows * c.lambda, 1.0, etp, e / ep * b.expert.weights / etp,
                     per_expert * c.lambda, prec);
   }
-  x.ew = MemoryBoundTime(c.cluster->chip, t * b.elementwise_bytes / tp).value();
+  x.ew = MemoryBoundTime(c.cluster->chip, t * b.elementwise_bytes / tp);
   if (prec == Precision::kFp8) {
     // FP8 GEMMs read FP8 copies of their inputs and output gradients: a
     // memory-bound cast, half in each pass (doc/cost-model.md §2).
-    x.cast = MemoryBoundTime(c.cluster->chip, Fp8CastBytes(b, t, p.tp, p.etp, c.lambda)).value();
+    x.cast = MemoryBoundTime(c.cluster->chip, Fp8CastBytes(b, t, p.tp, p.etp, c.lambda));
   }
   return x;
 }
 
 void AddTp(const PlanContext& c, double pairs, Seg& s) {
   if (c.plan->tp <= 1 || pairs <= 0) return;
-  const double bytes = c.tokens * static_cast<double>(c.work->hidden) * kAct;
-  double one = 0;
+  const Bytes bytes(c.tokens * static_cast<double>(c.work->hidden) * kAct);
+  Seconds one;
   if (c.plan->sp) {
-    one = c.Comm(CollectiveOp::kAllGather, bytes, c.groups.tp).seconds +
-          c.Comm(CollectiveOp::kReduceScatter, bytes, c.groups.tp).seconds;
+    one = c.Comm(CollectiveOp::kAllGather, bytes, c.groups.tp).time +
+          c.Comm(CollectiveOp::kReduceScatter, bytes, c.groups.tp).time;
   } else {
-    one = c.Comm(CollectiveOp::kAllReduce, bytes, c.groups.tp).seconds;
+    one = c.Comm(CollectiveOp::kAllReduce, bytes, c.groups.tp).time;
   }
   // Forward and backward each run `pairs` AG+RS (Korthikanti §4.2.2); not overlapped.
   const double rec = c.plan->recompute == Recompute::kFull ? 1.0 : 0.0;
@@ -97,9 +97,9 @@ void AddTp(const PlanContext& c, double pairs, Seg& s) {
 // Communication that can hide behind compute, per pass (forward f,
 // backward b = input + weight gradient) and axis; settled by Settle().
 struct Hide {
-  std::array<double, kNumAx> f{}, b{};
+  AxisTimes f{}, b{};
   // EpWindow::kShared: the compute the expert all-to-all may hide behind.
-  double ep_window_f = 0, ep_window_b = 0;
+  Seconds ep_window_f, ep_window_b;
 };
 
 // Tensor parallelism of a block: `pairs` column-parallel + row-parallel
@@ -117,19 +117,19 @@ struct Hide {
 // behind the pass's compute.
 void AddBlockTp(const PlanContext& c, double pairs, Seg& s, Hide& h) {
   if (c.plan->tp <= 1 || pairs <= 0) return;
-  const double bytes = c.tokens * static_cast<double>(c.work->hidden) * kAct;
-  double fwd = 0, bwd_exposed = 0, bwd_hidden = 0;
+  const Bytes bytes(c.tokens * static_cast<double>(c.work->hidden) * kAct);
+  Seconds fwd, bwd_exposed, bwd_hidden;
   if (c.plan->sp) {
-    const double ag = c.Comm(CollectiveOp::kAllGather, bytes, c.groups.tp).seconds;
-    const double rs = c.Comm(CollectiveOp::kReduceScatter, bytes, c.groups.tp).seconds;
+    const Seconds ag = c.Comm(CollectiveOp::kAllGather, bytes, c.groups.tp).time;
+    const Seconds rs = c.Comm(CollectiveOp::kReduceScatter, bytes, c.groups.tp).time;
     fwd = ag + rs;
     bwd_exposed = ag;
     bwd_hidden = rs + ag;
   } else {
-    fwd = c.Comm(CollectiveOp::kAllReduce, bytes, c.groups.tp).seconds;
+    fwd = c.Comm(CollectiveOp::kAllReduce, bytes, c.groups.tp).time;
     bwd_hidden = fwd;
   }
-  const double rec = c.plan->recompute == Recompute::kFull ? fwd : 0.0;
+  const Seconds rec = c.plan->recompute == Recompute::kFull ? fwd : Seconds();
   s.total[kAxTp] += pairs * (fwd + bwd_exposed + bwd_hidden + rec);
   if (c.job->tp_comm_overlap) {
     const double chunk = 1.0 / static_cast<double>(c.plan->tp);
@@ -155,9 +155,9 @@ void AddCp(const PlanContext& c, Seg& s, Hide& h) {
   // Ring attention passes every K/V shard round the cp ring: an all-gather
   // of b*s*width/tp elements, hidden behind the attention blocks it feeds
   // (Liu et al. 2023 arXiv:2310.01889 §3). Backward moves K/V and dK/dV.
-  const double bytes = static_cast<double>(c.plan->mbs * c.job->seq_len) * width * kAct /
-                       static_cast<double>(c.plan->tp);
-  const double t = c.Comm(CollectiveOp::kAllGather, bytes, c.groups.cp).seconds;
+  const Bytes bytes(static_cast<double>(c.plan->mbs * c.job->seq_len) * width * kAct /
+                    static_cast<double>(c.plan->tp));
+  const Seconds t = c.Comm(CollectiveOp::kAllGather, bytes, c.groups.cp).time;
   const double rec = c.plan->recompute == Recompute::kFull ? 1.0 : 0.0;
   s.total[kAxCp] += t * (3.0 + rec);
   h.f[kAxCp] += t;
@@ -178,24 +178,24 @@ void AddEp(const PlanContext& c, const BlockWork& b, Seg& s, Hide& h) {
   const double disp_b = c.job->precision == Precision::kFp8 ? 1.0 : kAct;
   // Two-batch overlap: each half sends half the copies in its own all-to-all.
   const double n = Halves(c, b);
-  const double disp =
-      n * c.Comm(CollectiveOp::kAllToAll, copies * disp_b / n, c.groups.ep, o).seconds;
-  const double comb =
-      n * c.Comm(CollectiveOp::kAllToAll, copies * kAct / n, c.groups.ep, o).seconds;
-  const double f = disp + comb, bw = 2 * comb;  // backward: two BF16 all-to-alls
+  const Seconds disp =
+      n * c.Comm(CollectiveOp::kAllToAll, Bytes(copies * disp_b / n), c.groups.ep, o).time;
+  const Seconds comb =
+      n * c.Comm(CollectiveOp::kAllToAll, Bytes(copies * kAct / n), c.groups.ep, o).time;
+  const Seconds f = disp + comb, bw = 2 * comb;  // backward: two BF16 all-to-alls
   // The dispatcher's device-to-host sync before the forward all-to-all:
   // under an overlap method the other pass's queued kernels cover the host
   // time in the window Settle charges; without one, AddHostBound charges it
   // after Settle. The backward reuses the forward's split sizes.
   const bool window = c.ep_window != EpWindow::kExposed;
-  const double host =
-      c.job->moe_host_sync && window ? n * c.cluster->chip.moe_dispatch_host_s : 0.0;
+  const Seconds host =
+      c.job->moe_host_sync && window ? Seconds(n * c.cluster->chip.moe_dispatch_host_s) : Seconds();
   // Full recompute and the moe recompute module re-run the layer's forward,
   // its dispatch and combine included.
   const bool full = c.plan->recompute == Recompute::kFull ||
                     (c.plan->recompute == Recompute::kModules &&
                      (c.plan->recompute_modules & recompute_module::kMoe) != 0);
-  const double rec = full ? f : 0.0, host_rec = full ? host : 0.0;
+  const Seconds rec = full ? f : Seconds(), host_rec = full ? host : Seconds();
   s.total[kAxEp] += f + bw + rec;
   s.total[kAxHost] += host + host_rec;
   // What they hide behind is settled by Settle, one rule per EpWindow.
@@ -219,7 +219,8 @@ void AddEp(const PlanContext& c, const BlockWork& b, Seg& s, Hide& h) {
 // and communication time. Full recompute repeats the forward and its sync.
 void AddHostBound(const PlanContext& c, Seg& s) {
   if (c.ep_window != EpWindow::kExposed || !c.job->moe_host_sync || c.plan->ep <= 1) return;
-  const double idle = std::max(0.0, c.cluster->chip.moe_dispatch_host_s - (s.cf + s.ExposedF()));
+  const Seconds idle =
+      Max(Seconds(), Seconds(c.cluster->chip.moe_dispatch_host_s) - (s.cf + s.ExposedF()));
   const double times = c.plan->recompute == Recompute::kFull ? 2.0 : 1.0;
   s.exp_f[kAxHost] += idle;
   if (times > 1) s.exp_b[kAxHost] += idle;
@@ -286,11 +287,11 @@ FsdpUnits BlockUnits(const PlanContext& c, const BlockWork& b, const Seg& s) {
 
 void AddFsdp(const PlanContext& c, const FsdpUnits& u, Seg& s, Hide& h) {
   if (c.plan->zero < 3) return;
-  double ag = 0, rs = 0;
+  Seconds ag, rs;
   for (int i = 0; i < u.size; ++i) {
     const FsdpUnits::Unit& x = u.units[static_cast<size_t>(i)];
-    ag += x.count * c.Comm(CollectiveOp::kAllGather, x.params * 2.0, x.group).seconds;
-    rs += x.count * c.Comm(CollectiveOp::kReduceScatter, x.params * 4.0, x.group).seconds;
+    ag += x.count * c.Comm(CollectiveOp::kAllGather, Bytes(x.params * 2.0), x.group).time;
+    rs += x.count * c.Comm(CollectiveOp::kReduceScatter, Bytes(x.params * 4.0), x.group).time;
   }
   s.total[kAxFsdp] += 2 * ag + rs;
   auto& f = c.job->fsdp_overlap ? h.f : s.exp_f;
@@ -299,9 +300,9 @@ void AddFsdp(const PlanContext& c, const FsdpUnits& u, Seg& s, Hide& h) {
   b[kAxFsdp] += ag + rs;
 }
 
-double Sum(const std::array<double, kNumAx>& a) {
-  double x = 0;
-  for (double v : a) x += v;
+Seconds Sum(const AxisTimes& a) {
+  Seconds x;
+  for (Seconds v : a) x += v;
   return x;
 }
 
@@ -313,39 +314,40 @@ double Sum(const std::array<double, kNumAx>& a) {
 // keeps compute x (window / compute) and none gets longer when compute gets
 // faster. Monotone in every compute and communication time. Each helper adds
 // `w` times the exposure it finds.
-double Exposed(double compute, double core, double cp, double all) {
+Seconds Exposed(Seconds compute, Seconds core, Seconds cp, Seconds all) {
   return std::max({compute, compute - core + cp, all}) - compute;
 }
 
-void Spread(double e, const std::array<double, kNumAx>& parts, double all,
-            std::array<double, kNumAx>& out) {
-  if (e <= 0 || all <= 0) return;
-  for (int a = 0; a < kNumAx; ++a) out[a] += e * parts[a] / all;
+// e (x parts / all) onto each axis.
+void Spread(Seconds e, const AxisTimes& parts, Seconds all, AxisTimes& out) {
+  if (e <= Seconds() || all <= Seconds()) return;
+  for (int a = 0; a < kNumAx; ++a) out[a] += e * parts[a].value() / all.value();
 }
 
 // One window over the passes with compute cf, cb, cw (zero for those outside
 // it); `used` of its compute already hides other communication.
-void SettleWindow(double cf, double cb, double cw, double used, double core,
-                  const std::array<double, kNumAx>& hide, double w, Seg& s) {
-  const double all = Sum(hide), compute = cf + cb + cw;
-  if (all <= 0 || compute <= 0) return;
-  const double e = w * Exposed(compute - used, core, hide[kAxCp], all);
-  Spread(e * cf / compute, hide, all, s.exp_f);
-  Spread(e * cb / compute, hide, all, s.exp_b);
-  Spread(e * cw / compute, hide, all, s.exp_w);
+void SettleWindow(Seconds cf, Seconds cb, Seconds cw, Seconds used, Seconds core,
+                  const AxisTimes& hide, double w, Seg& s) {
+  const Seconds all = Sum(hide), compute = cf + cb + cw;
+  if (all <= Seconds() || compute <= Seconds()) return;
+  const Seconds e = w * Exposed(compute - used, core, hide[kAxCp], all);
+  Spread(e * cf.value() / compute.value(), hide, all, s.exp_f);
+  Spread(e * cb.value() / compute.value(), hide, all, s.exp_b);
+  Spread(e * cw.value() / compute.value(), hide, all, s.exp_w);
 }
 
 // Forward and backward each in their own window.
-void SettleApart(double core_f, double core_b, const Hide& h, double w, Seg& s) {
-  SettleWindow(s.cf, 0, 0, 0, core_f, h.f, w, s);
-  SettleWindow(0, s.cb, s.cw, 0, core_b, h.b, w, s);
+void SettleApart(Seconds core_f, Seconds core_b, const Hide& h, double w, Seg& s) {
+  const Seconds none;
+  SettleWindow(s.cf, none, none, none, core_f, h.f, w, s);
+  SettleWindow(none, s.cb, s.cw, none, core_b, h.b, w, s);
 }
 
 // A forward and a backward pass of two micro-batches share one window
 // (DualPipe's F&B chunks, DeepSeek-V3 §3.2.1; combined 1F1B's layers,
 // Megatron-Core moe_a2a_overlap.md); the window pools a whole chunk's
 // compute, so it is settled on the chunk's sum (SettlePaired).
-void DeferJoint(double core_f, double core_b, const Hide& h, double w, Seg& s) {
+void DeferJoint(Seconds core_f, Seconds core_b, const Hide& h, double w, Seg& s) {
   for (int a = 0; a < kNumAx; ++a) s.pair[a] += w * (h.f[a] + h.b[a]);
   s.pair_core += w * (core_f + core_b);
   s.pair_share = w;
@@ -354,11 +356,11 @@ void DeferJoint(double core_f, double core_b, const Hide& h, double w, Seg& s) {
 // The all-to-all of the unpaired share u runs alone, exposed; the rest hides
 // in a joint window (kPaired) or in its own pass beside the other half
 // (kHalves). u is counted from the schedule (PlanContext::a2a_unpaired).
-void SettleUnpaired(const PlanContext& c, double core_f, double core_b, const Hide& h, Seg& s) {
+void SettleUnpaired(const PlanContext& c, Seconds core_f, Seconds core_b, const Hide& h, Seg& s) {
   const double u = c.a2a_unpaired;
   Hide alone = h;
   for (int a : {kAxEp, kAxHost}) {
-    alone.f[a] = alone.b[a] = 0;
+    alone.f[a] = alone.b[a] = Seconds();
     s.exp_f[a] += u * h.f[a];
     s.exp_b[a] += u * h.b[a];
   }
@@ -370,23 +372,24 @@ void SettleUnpaired(const PlanContext& c, double core_f, double core_b, const Hi
 // Shared-expert overlap (Megatron-Core --moe-shared-expert-overlap): the
 // all-to-all hides only behind the shared experts' matmuls of its pass; that
 // compute is then not there for the pass's other communication.
-void SettleShared(double core_f, double core_b, const Hide& h, Seg& s) {
+void SettleShared(Seconds core_f, Seconds core_b, const Hide& h, Seg& s) {
   // The dispatcher's host time and its all-to-all hide together, each
   // keeping its share of what stays exposed.
-  const double ep_f = h.f[kAxEp] + h.f[kAxHost], ep_b = h.b[kAxEp] + h.b[kAxHost];
-  const double hid_f = std::min(ep_f, h.ep_window_f), hid_b = std::min(ep_b, h.ep_window_b);
+  const Seconds ep_f = h.f[kAxEp] + h.f[kAxHost], ep_b = h.b[kAxEp] + h.b[kAxHost];
+  const Seconds hid_f = std::min(ep_f, h.ep_window_f), hid_b = std::min(ep_b, h.ep_window_b);
   Hide rest = h;
   for (int a : {kAxEp, kAxHost}) {
-    if (ep_f > 0) s.exp_f[a] += h.f[a] * (1 - hid_f / ep_f);
-    if (ep_b > 0) s.exp_b[a] += h.b[a] * (1 - hid_b / ep_b);
-    rest.f[a] = rest.b[a] = 0;
+    if (ep_f > Seconds()) s.exp_f[a] += h.f[a] * (1 - hid_f / ep_f);
+    if (ep_b > Seconds()) s.exp_b[a] += h.b[a] * (1 - hid_b / ep_b);
+    rest.f[a] = rest.b[a] = Seconds();
   }
-  SettleWindow(s.cf, 0, 0, hid_f, core_f, rest.f, 1.0, s);
-  SettleWindow(0, s.cb, s.cw, hid_b, core_b, rest.b, 1.0, s);
+  const Seconds none;
+  SettleWindow(s.cf, none, none, hid_f, core_f, rest.f, 1.0, s);
+  SettleWindow(none, s.cb, s.cw, hid_b, core_b, rest.b, 1.0, s);
 }
 
 // One rule per EpWindow: every schedule and method is charged here.
-void Settle(const PlanContext& c, double core_f, double core_b, const Hide& h, Seg& s) {
+void Settle(const PlanContext& c, Seconds core_f, Seconds core_b, const Hide& h, Seg& s) {
   switch (c.ep_window) {
     case EpWindow::kExposed:
       return SettleApart(core_f, core_b, h, 1.0, s);
@@ -405,12 +408,12 @@ void SettlePaired(Seg& s) {
   if (w > 0) {
     // `pair` and `pair_core` hold w times the window's communication and
     // core: settle the unweighted window and weight its exposure by w.
-    std::array<double, kNumAx> hide{};
+    AxisTimes hide{};
     for (int a = 0; a < kNumAx; ++a) hide[a] = s.pair[a] / w;
-    SettleWindow(s.cf, s.cb, s.cw, 0, s.pair_core / w, hide, w, s);
+    SettleWindow(s.cf, s.cb, s.cw, Seconds(), s.pair_core / w, hide, w, s);
   }
   s.pair = {};
-  s.pair_core = 0;
+  s.pair_core = Seconds();
 }
 
 EpWindow EpWindowOf(const PlanSpec& plan, bool dual) {
@@ -462,23 +465,11 @@ void Seg::Add(const Seg& o, double times) {
   pair_share = std::max(pair_share, o.pair_share);
 }
 
-double Seg::ExposedF() const {
-  double e = 0;
-  for (double x : exp_f) e += x;
-  return e;
-}
-double Seg::ExposedB() const {
-  double e = 0;
-  for (double x : exp_b) e += x;
-  return e;
-}
-double Seg::ExposedW() const {
-  double e = 0;
-  for (double x : exp_w) e += x;
-  return e;
-}
+Seconds Seg::ExposedF() const { return Sum(exp_f); }
+Seconds Seg::ExposedB() const { return Sum(exp_b); }
+Seconds Seg::ExposedW() const { return Sum(exp_w); }
 
-CommCost CommMemo::Get(const ClusterSpec& cluster, CollectiveOp op, double bytes, RankGroup group,
+CommCost CommMemo::Get(const ClusterSpec& cluster, CollectiveOp op, Bytes bytes, RankGroup group,
                        const CollectiveOptions& options) {
   for (size_t i = 0; i < size_; ++i) {
     const Entry& e = entries_[i];
@@ -494,7 +485,7 @@ CommCost CommMemo::Get(const ClusterSpec& cluster, CollectiveOp op, double bytes
   return cost;
 }
 
-CommCost CommMemo::Once(const ClusterSpec& cluster, CollectiveOp op, double bytes, RankGroup group,
+CommCost CommMemo::Once(const ClusterSpec& cluster, CollectiveOp op, Bytes bytes, RankGroup group,
                         const CollectiveOptions& options) const {
   if (groups_ == nullptr || costs_ == nullptr) {
     return Collective(cluster, op, bytes, group, options);
@@ -508,17 +499,17 @@ namespace {
 // --recompute-modules): the attention core, the norms, the MLA
 // up-projections, the experts' activation, the dense or shared-expert MLP,
 // or the whole MoE layer's compute (its all-to-all in AddEp).
-double ModuleRecomputeTime(const PlanContext& c, const BlockWork& b, const Compute& x) {
+Seconds ModuleRecomputeTime(const PlanContext& c, const BlockWork& b, const Compute& x) {
   namespace rm = recompute_module;
   const PlanSpec& p = *c.plan;
-  if (p.recompute != Recompute::kModules) return 0;
+  if (p.recompute != Recompute::kModules) return Seconds();
   const unsigned r = p.recompute_modules;
   const ChipSpec& chip = c.cluster->chip;
   const double tp = static_cast<double>(p.tp);
   const bool moe = b.top_k > 0;
-  double t = 0;
+  Seconds t;
   if (r & rm::kCoreAttn) t += x.core;
-  if (r & rm::kLayernorm) t += MemoryBoundTime(chip, c.tokens * b.norm_ew_bytes / tp).value();
+  if (r & rm::kLayernorm) t += MemoryBoundTime(chip, c.tokens * b.norm_ew_bytes / tp);
   if ((r & rm::kMlaUpProj) && b.attn_proj.flops > 0) {
     t += x.proj * b.up_proj_flops / b.attn_proj.flops;
   }
@@ -527,7 +518,7 @@ double ModuleRecomputeTime(const PlanContext& c, const BlockWork& b, const Compu
   if (moe && (r & rm::kSharedExperts)) t += x.shared;
   if (moe && (r & rm::kMoeAct)) {
     const double copies = c.tokens * b.top_k / tp * c.lambda;
-    t += MemoryBoundTime(chip, copies * b.act_ew_copy_bytes).value();
+    t += MemoryBoundTime(chip, copies * b.act_ew_copy_bytes);
   }
   return t;
 }
@@ -551,10 +542,10 @@ void AddOffload(const PlanContext& c, const BlockWork& b, Seg& s) {
   if (!(link.value() > 0)) return;
   const double bytes = OffloadedActivationBytes(b, *c.work, c.tokens, c.plan->tp, c.lambda,
                                                 c.job->precision, SaversOf(c));
-  const double t = (Bytes(bytes) / link).value();
+  const Seconds t = Bytes(bytes) / link;
   s.total[kAxOffload] += 2 * t;
-  s.exp_f[kAxOffload] += std::max(0.0, t - s.cf);
-  s.exp_b[kAxOffload] += std::max(0.0, t - s.cb);
+  s.exp_f[kAxOffload] += Max(Seconds(), t - s.cf);
+  s.exp_b[kAxOffload] += Max(Seconds(), t - s.cb);
 }
 
 }  // namespace
@@ -563,7 +554,7 @@ Seg BlockSeg(const PlanContext& c, const BlockWork& b, bool moe) {
   const PlanSpec& p = *c.plan;
   const Compute x = BlockCompute(c, b);
   Seg s;
-  const double matmul = x.proj + x.dense + x.expert;
+  const Seconds matmul = x.proj + x.dense + x.expert;
   s.cf = matmul + x.core + x.ew + 0.5 * x.cast;
   // Input gradient: one matmul pass + attention core backward + element-wise
   // backward (~2x); weight gradient: one matmul pass.
@@ -583,25 +574,26 @@ Seg BlockSeg(const PlanContext& c, const BlockWork& b, bool moe) {
   s.params_expert = static_cast<double>(b.params_expert) / static_cast<double>(p.ep * p.etp);
   const double seq = static_cast<double>(c.job->seq_len);
   const ActivationSavers savers = SaversOf(c);
-  s.act = BlockActivationBytes(b, *c.work, c.tokens, seq, p.tp, p.sp, p.recompute, 1.0,
-                               c.job->precision, savers);
-  s.act_extra = BlockActivationBytes(b, *c.work, c.tokens, seq, p.tp, p.sp, p.recompute, c.lambda,
-                                     c.job->precision, savers) -
+  s.act = Bytes(BlockActivationBytes(b, *c.work, c.tokens, seq, p.tp, p.sp, p.recompute, 1.0,
+                                     c.job->precision, savers));
+  s.act_extra = Bytes(BlockActivationBytes(b, *c.work, c.tokens, seq, p.tp, p.sp, p.recompute,
+                                           c.lambda, c.job->precision, savers)) -
                 s.act;
   if (p.recompute == Recompute::kModules) {
-    s.act_work =
-        ModuleRecomputeWorkBytes(b, c.tokens, p.tp, p.sp, c.lambda, savers.recompute_modules);
+    s.act_work = Bytes(
+        ModuleRecomputeWorkBytes(b, c.tokens, p.tp, p.sp, c.lambda, savers.recompute_modules));
   }
   if (p.recompute == Recompute::kFull) {
-    s.act_work = BlockActivationBytes(b, *c.work, c.tokens, seq, p.tp, p.sp, Recompute::kNone,
-                                      c.lambda, c.job->precision);
+    s.act_work = Bytes(BlockActivationBytes(b, *c.work, c.tokens, seq, p.tp, p.sp, Recompute::kNone,
+                                            c.lambda, c.job->precision));
   }
   // Operator-level checkpointing rebuilds one block's recomputed tensors at a
   // time, beside the kept ones.
   if (p.recompute == Recompute::kSelectiveOp) {
-    s.act_work = std::max(0.0, BlockActivationBytes(b, *c.work, c.tokens, seq, p.tp, p.sp,
-                                                    Recompute::kNone, c.lambda, c.job->precision) -
-                                   s.act - s.act_extra);
+    s.act_work =
+        Max(Bytes(), Bytes(BlockActivationBytes(b, *c.work, c.tokens, seq, p.tp, p.sp,
+                                                Recompute::kNone, c.lambda, c.job->precision)) -
+                         s.act - s.act_extra);
   }
   const bool tp_mlp = !moe || c.model->moe->num_shared_experts > 0 || p.etp > 1;
   Hide h;
@@ -619,7 +611,7 @@ Seg BlockSeg(const PlanContext& c, const BlockWork& b, bool moe) {
   const bool core_rec = p.recompute == Recompute::kModules
                             ? (p.recompute_modules & recompute_module::kCoreAttn) != 0
                             : p.recompute != Recompute::kNone;
-  const double core_b = x.core_b + (core_rec ? x.core : 0.0);
+  const Seconds core_b = x.core_b + (core_rec ? x.core : Seconds());
   Settle(c, x.core, core_b, h, s);
   AddOffload(c, b, s);
   if (moe) AddHostBound(c, s);
@@ -630,13 +622,13 @@ Seg EmbeddingSeg(const PlanContext& c) {
   Seg s;
   const double h = static_cast<double>(c.work->hidden), tp = static_cast<double>(c.plan->tp);
   // Row lookup (write T x h) forward, scatter-add of its gradient backward.
-  s.cf = MemoryBoundTime(c.cluster->chip, c.tokens * h * kAct / tp).value();
+  s.cf = MemoryBoundTime(c.cluster->chip, c.tokens * h * kAct / tp);
   s.cw = 2 * s.cf;
   s.params_dense = static_cast<double>(c.work->params_embedding) / tp;
   AddTp(c, 0.5, s);  // vocab-parallel embedding: one reduce-scatter (fwd) / all-gather (bwd)
   Hide hide;
   AddFsdp(c, WholeUnits(c, s), s, hide);
-  Settle(c, 0, 0, hide, s);
+  Settle(c, Seconds(), Seconds(), hide, s);
   return s;
 }
 
@@ -644,19 +636,18 @@ Seg HeadSeg(const PlanContext& c) {
   Seg s;
   const double tp = static_cast<double>(c.plan->tp);
   const ModelWork& w = *c.work;
-  const double g =
+  const Seconds g =
       Gemm(c, w.head, c.tokens, tp, tp, w.head.weights / tp, c.tokens, c.job->precision);
-  const double ew =
-      MemoryBoundTime(c.cluster->chip, c.tokens * w.head_elementwise_bytes / tp).value();
+  const Seconds ew = MemoryBoundTime(c.cluster->chip, c.tokens * w.head_elementwise_bytes / tp);
   s.cf = g + ew;
   s.cb = g + ew;
   s.cw = g;
   s.params_dense = static_cast<double>(w.params_head) / tp;
-  s.act = c.tokens * w.head_act_bytes / tp;
+  s.act = Bytes(c.tokens * w.head_act_bytes / tp);
   AddTp(c, 0.5, s);  // gather the sequence before the vocab-parallel head
   Hide h;
   AddFsdp(c, WholeUnits(c, s), s, h);
-  Settle(c, 0, 0, h, s);
+  Settle(c, Seconds(), Seconds(), h, s);
   return s;
 }
 
@@ -666,16 +657,16 @@ Seg MtpSeg(const PlanContext& c, const Seg& block) {
   const ModelWork& w = *c.work;
   Seg one = block;
   const double tp = static_cast<double>(c.plan->tp);
-  const double proj =
+  const Seconds proj =
       Gemm(c, w.mtp_proj, c.tokens, tp, tp, w.mtp_proj.weights / tp, c.tokens, c.job->precision);
-  const double head =
+  const Seconds head =
       Gemm(c, w.head, c.tokens, tp, tp, w.head.weights / tp, c.tokens, c.job->precision) +
-      MemoryBoundTime(c.cluster->chip, c.tokens * w.head_elementwise_bytes / tp).value();
+      MemoryBoundTime(c.cluster->chip, c.tokens * w.head_elementwise_bytes / tp);
   one.cf += proj + head;
   one.cb += proj + head;
   one.cw += proj + head;
   one.params_dense += static_cast<double>(w.params_mtp_extra) / tp;
-  one.act += c.tokens * (3.0 * static_cast<double>(w.hidden) * kAct + w.head_act_bytes / tp);
+  one.act += Bytes(c.tokens * (3.0 * static_cast<double>(w.hidden) * kAct + w.head_act_bytes / tp));
   s.Add(one, static_cast<double>(w.mtp_layers));
   return s;
 }

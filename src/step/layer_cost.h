@@ -12,6 +12,7 @@
 #include "occam/collective.h"
 #include "occam/cost.h"
 #include "occam/spec.h"
+#include "occam/units.h"
 #include "step/comm.h"
 
 namespace occam::step_internal {
@@ -21,15 +22,18 @@ namespace occam::step_internal {
 // activation offload to host memory and its reload, over the host link.
 enum Ax { kAxTp = 0, kAxCp, kAxEp, kAxFsdp, kAxHost, kAxOffload, kNumAx };
 
+// Per-axis times of one piece of the model.
+using AxisTimes = std::array<Seconds, kNumAx>;
+
 struct Seg {
-  double cf = 0, cb = 0, cw = 0;       // compute (s): forward, input-grad (+recompute), weight-grad
-  std::array<double, kNumAx> total{};  // communication time (s) per axis
-  std::array<double, kNumAx> exp_f{};  // exposed part in the forward
-  std::array<double, kNumAx> exp_b{};  // exposed part in the input-gradient pass
-  std::array<double, kNumAx> exp_w{};  // exposed part in the weight-gradient pass (paired windows)
-  double act = 0;                      // bytes kept per micro-batch (balanced routing)
-  double act_extra = 0;                // bytes of routing-imbalance headroom per micro-batch
-  double act_work = 0;       // full or module recompute: one block's tensors rebuilt at a time
+  Seconds cf, cb, cw;        // compute: forward, input-grad (+recompute), weight-grad
+  AxisTimes total{};         // communication time per axis
+  AxisTimes exp_f{};         // exposed part in the forward
+  AxisTimes exp_b{};         // exposed part in the input-gradient pass
+  AxisTimes exp_w{};         // exposed part in the weight-gradient pass (paired windows)
+  Bytes act;                 // kept per micro-batch (balanced routing)
+  Bytes act_extra;           // routing-imbalance headroom per micro-batch
+  Bytes act_work;            // full or module recompute: one block's tensors rebuilt at a time
   double params_dense = 0;   // parameters on this chip outside routed experts
   double params_expert = 0;  // routed-expert parameters on this chip
   // EpWindow::kPaired: the paired share's hideable communication per axis
@@ -37,15 +41,15 @@ struct Seg {
   // yet settled: a pair pools the compute of a whole chunk (dense blocks,
   // embedding, head and MTP included), so ChunkSegOf settles it once the
   // chunk is summed (SettlePaired).
-  std::array<double, kNumAx> pair{};
-  double pair_core = 0;
+  AxisTimes pair{};
+  Seconds pair_core;
   double pair_share = 0;  // 1 - u, the same for every block of a plan
   void Add(const Seg& o, double times);
-  double ExposedF() const;
-  double ExposedB() const;
-  double ExposedW() const;
+  Seconds ExposedF() const;
+  Seconds ExposedB() const;
+  Seconds ExposedW() const;
   // Exposed communication of axis `a` over all passes.
-  double ExposedOn(int a) const { return exp_f[a] + exp_b[a] + exp_w[a]; }
+  Seconds ExposedOn(int a) const { return exp_f[a] + exp_b[a] + exp_w[a]; }
 };
 
 // Collective costs already computed for one layout: its blocks, probes and
@@ -63,16 +67,16 @@ class CommMemo {
     groups_ = groups;
     costs_ = costs;
   }
-  CommCost Get(const ClusterSpec& cluster, CollectiveOp op, double bytes, RankGroup group,
+  CommCost Get(const ClusterSpec& cluster, CollectiveOp op, Bytes bytes, RankGroup group,
                const CollectiveOptions& options);
   // Not looked up or kept here: for calls the layout does not repeat.
-  CommCost Once(const ClusterSpec& cluster, CollectiveOp op, double bytes, RankGroup group,
+  CommCost Once(const ClusterSpec& cluster, CollectiveOp op, Bytes bytes, RankGroup group,
                 const CollectiveOptions& options) const;
 
  private:
   struct Entry {
     CollectiveOp op = CollectiveOp::kAllReduce;
-    double bytes = 0;
+    Bytes bytes;
     RankGroup group;
     CollectiveOptions options;
     CommCost cost;
@@ -115,15 +119,15 @@ struct PlanContext {
   std::array<int, kNumAx> tier{-1, -1, -1, -1, -1, -1};
   mutable CommMemo memo;
   // Collective(*cluster, ...) through `memo`: same result, each distinct call costed once.
-  CommCost Comm(CollectiveOp op, double bytes, RankGroup group,
+  CommCost Comm(CollectiveOp op, Bytes bytes, RankGroup group,
                 const CollectiveOptions& options = {}) const {
-    if (group.size <= 1 || bytes <= 0) return {};
+    if (group.size <= 1 || bytes <= Bytes(0)) return {};
     return memo.Get(*cluster, op, bytes, group, options);
   }
   // The same, for a call that no other part of the layout repeats.
-  CommCost CommOnce(CollectiveOp op, double bytes, RankGroup group,
+  CommCost CommOnce(CollectiveOp op, Bytes bytes, RankGroup group,
                     const CollectiveOptions& options = {}) const {
-    if (group.size <= 1 || bytes <= 0) return {};
+    if (group.size <= 1 || bytes <= Bytes(0)) return {};
     return memo.Once(*cluster, op, bytes, group, options);
   }
 };

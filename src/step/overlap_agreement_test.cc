@@ -79,9 +79,7 @@ std::unique_ptr<StepModel::Impl> ImplOf(const Case& c) {
   return impl;
 }
 
-double Pairable(const std::array<double, step_internal::kNumAx>& a) {
-  return a[kAxEp] + a[kAxHost];
-}
+double Pairable(const step_internal::AxisTimes& a) { return (a[kAxEp] + a[kAxHost]).value(); }
 
 // The schedule's operation list with Megatron-Core's combined 1F1B: every
 // full backward followed by a forward on the same device runs as one pair.
@@ -125,7 +123,7 @@ Compared Compare(const Case& c, const std::string& text) {
   if (!valid.ok()) return out;
   const auto impl = ImplOf(c);
   const step_internal::CoreResult core = step_internal::RunCore(*impl, plan);
-  out.estimate.pipeline = core.m * core.crit_period + core.bubble;
+  out.estimate.pipeline = (core.m * core.crit_period + core.bubble).value();
   const step_internal::PlanContext& est_ctx = core.ctx;
   const step_internal::PlanSegs est = step_internal::BuildSegs(*impl, est_ctx);
   step_internal::PlanContext raw_ctx = step_internal::MakeContext(*impl, plan);
@@ -145,10 +143,10 @@ Compared Compare(const Case& c, const std::string& text) {
     const Seg s = step_internal::ChunkSeg(raw, impl->work, k);
     raw_chunks.push_back(s);
     ChunkCost cost;
-    cost.forward = Seconds(s.cf + s.ExposedF());
-    cost.backward_input = Seconds(s.cb + s.ExposedB());
-    cost.backward_weight = Seconds(s.cw + s.ExposedW());
-    cost.activation = Bytes(s.act + s.act_extra);
+    cost.forward = s.cf + s.ExposedF();
+    cost.backward_input = s.cb + s.ExposedB();
+    cost.backward_weight = s.cw + s.ExposedW();
+    cost.activation = s.act + s.act_extra;
     cost.forward_comm = Seconds(Pairable(s.exp_f));
     cost.backward_comm = Seconds(Pairable(s.exp_b) + Pairable(s.exp_w));
     config.chunks.push_back(cost);

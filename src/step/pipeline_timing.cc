@@ -73,7 +73,7 @@ double QuantizedRelative(double x) {
 }
 
 PipelinePlan BuildPipelinePlan(const StepModel::Impl& impl, const PlanSpec& plan,
-                               const PlanSegs& segs, double p2p_seconds, const PlanSegs* paired) {
+                               const PlanSegs& segs, Seconds p2p, const PlanSegs* paired) {
   PipelinePlan out;
   PipelineConfig& c = out.config;
   c.schedule = plan.schedule;
@@ -93,18 +93,17 @@ PipelinePlan BuildPipelinePlan(const StepModel::Impl& impl, const PlanSpec& plan
   for (int64_t k = 0; k < segs.chunks; ++k) {
     const Seg s = ChunkSeg(paired != nullptr ? *paired : segs, impl.work, k);
     ChunkCost cost;
-    cost.forward = Seconds(s.cf + s.ExposedF());
-    cost.backward_input = Seconds(s.cb + s.ExposedB());
-    cost.backward_weight = Seconds(s.cw + s.ExposedW());
-    cost.activation = Bytes(s.act + s.act_extra);
+    cost.forward = s.cf + s.ExposedF();
+    cost.backward_input = s.cb + s.ExposedB();
+    cost.backward_weight = s.cw + s.ExposedW();
+    cost.activation = s.act + s.act_extra;
     if (paired != nullptr) {
-      cost.forward_comm = Seconds(s.exp_f[kAxEp] + s.exp_f[kAxHost]);
-      cost.backward_comm =
-          Seconds(s.exp_b[kAxEp] + s.exp_b[kAxHost] + s.exp_w[kAxEp] + s.exp_w[kAxHost]);
+      cost.forward_comm = s.exp_f[kAxEp] + s.exp_f[kAxHost];
+      cost.backward_comm = s.exp_b[kAxEp] + s.exp_b[kAxHost] + s.exp_w[kAxEp] + s.exp_w[kAxHost];
     }
     c.chunks.push_back(cost);
   }
-  c.p2p = Seconds(p2p_seconds);
+  c.p2p = p2p;
   return out;
 }
 

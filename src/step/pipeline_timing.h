@@ -48,8 +48,7 @@ struct PipelinePlan {
   bool supported = true;   // false: V / DualPipe placement under all-forward-first
 };
 PipelinePlan BuildPipelinePlan(const StepModel::Impl& impl, const PlanSpec& plan,
-                               const PlanSegs& segs, double p2p_seconds,
-                               const PlanSegs* paired = nullptr);
+                               const PlanSegs& segs, Seconds p2p, const PlanSegs* paired = nullptr);
 
 // What the step takes from one simulation (real units).
 struct PipelineTiming {

@@ -61,9 +61,9 @@ void ExpectClosedFormEqualsSimulator(Schedule s, int64_t p, int64_t v, int64_t m
       ChunkCost{Seconds(f / v), Seconds(b / v), Seconds(w / v), Bytes(1), Seconds(0), Seconds(0)}};
   auto r = SimulatePipeline(c);
   ASSERT_TRUE(r.ok()) << r.status().message();
-  const DeviceTimes one{f, b, w};
-  const DeviceTimes all{f * p, b * p, w * p};
-  const double closed = BubbleTime(Pipe(p, s, v), all, one, false);
+  const DeviceTimes one{Seconds(f), Seconds(b), Seconds(w)};
+  const DeviceTimes all{one.f * p, one.b * p, one.w * p};
+  const double closed = BubbleTime(Pipe(p, s, v), all, one, false).value();
   const double simulated = r->makespan.value() - static_cast<double>(m) * (f + b + w);
   EXPECT_NEAR(simulated, closed, 1e-9 * r->makespan.value());
 }
@@ -153,9 +153,9 @@ TEST(PipelineTiming, UniformStagesGiveTheClosedFormThroughTheStepPath) {
     PipelineCache cache;
     const step_internal::PipelineTiming t = step_internal::SimulatedPipeline(cache, c);
     ASSERT_TRUE(t.ok);
-    const DeviceTimes one{f, split ? b : b + w, split ? w : 0.0};
-    const DeviceTimes all{f * p, one.b * p, one.w * p};
-    const double closed = BubbleTime(Pipe(p, s, v), all, one, false);
+    const DeviceTimes one{Seconds(f), Seconds(split ? b : b + w), Seconds(split ? w : 0.0)};
+    const DeviceTimes all{one.f * p, one.b * p, one.w * p};
+    const double closed = BubbleTime(Pipe(p, s, v), all, one, false).value();
     EXPECT_NEAR(t.makespan - static_cast<double>(m) * (f + b + w), closed, 1e-12);
     EXPECT_GT(cache.size(), 2u);  // three short simulations, not one of m = 256
   }
@@ -201,9 +201,9 @@ TEST(PipelineTiming, DeepSeekV3UnevenBubbleBetweenItsBounds) {
     ASSERT_TRUE(cfg.ok());
     DeviceTimes sum, crit;
     size_t c = 0;
-    std::vector<double> totals;
+    std::vector<Seconds> totals;
     for (const ChunkCost& k : cfg->chunks) {
-      const DeviceTimes t{k.forward.value(), k.backward_input.value(), k.backward_weight.value()};
+      const DeviceTimes t{k.forward, k.backward_input, k.backward_weight};
       sum.f += t.f;
       sum.b += t.b;
       sum.w += t.w;
@@ -214,12 +214,11 @@ TEST(PipelineTiming, DeepSeekV3UnevenBubbleBetweenItsBounds) {
       totals.push_back(t.total());
     }
     ASSERT_GT(c, 0u);  // not the first chunk: a non-trivial lower bound
-    double ahead = 0;
+    Seconds ahead;
     for (size_t d = 0; d < c; ++d) ahead += totals[d];
-    const double bubble = e->bubble.value();
-    const double slack = 2 * kBound * e->step_time.value();
-    EXPECT_GE(bubble, ahead - slack);
-    EXPECT_LT(bubble, BubbleTime(*plan, sum, crit, false));
+    const Seconds slack = 2 * kBound * e->step_time;
+    EXPECT_GE(e->bubble, ahead - slack);
+    EXPECT_LT(e->bubble, BubbleTime(*plan, sum, crit, false));
     // The planner's ranking pass uses that closed form instead.
     const QuickEstimate closed = sm->EvaluateClosedForm(*plan);
     EXPECT_GT(closed.step_time.value(), e->step_time.value());

@@ -136,11 +136,11 @@ double InFlight(const PlanSpec& plan, int64_t d, double m, bool all_forward_firs
   }
 }
 
-double BubbleTime(const PlanSpec& plan, const DeviceTimes& sum_all, const DeviceTimes& crit,
-                  bool all_forward_first) {
-  if (plan.pp <= 1 || plan.schedule == Schedule::kNone) return 0;
+Seconds BubbleTime(const PlanSpec& plan, const DeviceTimes& sum_all, const DeviceTimes& crit,
+                   bool all_forward_first) {
+  if (plan.pp <= 1 || plan.schedule == Schedule::kNone) return Seconds();
   const double v = static_cast<double>(ChunksPerDevice(plan));
-  const double others = sum_all.total() - crit.total();  // (p-1) t for equal stages
+  const Seconds others = sum_all.total() - crit.total();  // (p-1) t for equal stages
   const double p = static_cast<double>(plan.pp);
   if (all_forward_first) return others / v;
   switch (plan.schedule) {
@@ -151,17 +151,17 @@ double BubbleTime(const PlanSpec& plan, const DeviceTimes& sum_all, const Device
       return others / v;  // (p-1)(F+B)/v: ibid. §2.2.2
     case Schedule::kZbH1: {
       // (p-1)(F + B - W): Qi et al. 2024 (arXiv:2401.10241) §3.
-      const double sum = sum_all.f + sum_all.b - sum_all.w;
-      return std::max(0.0, sum - (crit.f + crit.b - crit.w));
+      const Seconds sum = sum_all.f + sum_all.b - sum_all.w;
+      return Max(Seconds(), sum - (crit.f + crit.b - crit.w));
     }
     case Schedule::kZbV:
-      return 0;  // zero bubble with m >= p (Qi et al. 2024, ZB-V)
+      return Seconds();  // zero bubble with m >= p (Qi et al. 2024, ZB-V)
     case Schedule::kDualPipe:
       // (PP/2 - 1)(F&B + B - 3W) with F&B = F + B: DeepSeek-V3 Table 2.
-      return std::max(0.0, (p / 2 - 1) * (crit.f + 2 * crit.b - crit.w));
+      return Max(Seconds(), (p / 2 - 1) * (crit.f + 2 * crit.b - crit.w));
     case Schedule::kDualPipeV:
       // The same with 2p half-size stages on p devices (DualPipe README).
-      return std::max(0.0, (p - 1) * (crit.f + 2 * crit.b - crit.w) / 2);
+      return Max(Seconds(), (p - 1) * (crit.f + 2 * crit.b - crit.w) / 2);
     default:
       return others;
   }

@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "occam/spec.h"
+#include "occam/units.h"
 
 namespace occam::step_internal {
 
@@ -51,16 +52,16 @@ int64_t ChunkOf(const PlanSpec& plan, int64_t d, int64_t k);
 double InFlight(const PlanSpec& plan, int64_t d, double m, bool all_forward_first);
 
 // Per micro-batch times of one device: forward, input-gradient backward,
-// weight-gradient backward (seconds, exposed per-micro-batch comm included).
+// weight-gradient backward (exposed per-micro-batch comm included).
 struct DeviceTimes {
-  double f = 0, b = 0, w = 0;
-  double total() const { return f + b + w; }
+  Seconds f, b, w;
+  Seconds total() const { return f + b + w; }
 };
 
 // Bubble time of the step given every device's per-micro-batch times:
 // sum_all = sum over devices, crit = the slowest device (the pipeline's
 // period). Formulas per schedule in doc/cost-model.md §6.
-double BubbleTime(const PlanSpec& plan, const DeviceTimes& sum_all, const DeviceTimes& crit,
-                  bool all_forward_first);
+Seconds BubbleTime(const PlanSpec& plan, const DeviceTimes& sum_all, const DeviceTimes& crit,
+                   bool all_forward_first);
 
 }  // namespace occam::step_internal

@@ -101,15 +101,17 @@ TEST(InFlight, ClosedForms) {
 
 TEST(Bubble, ClosedFormsForEqualStages) {
   const double p = 8, f = 1, b = 1, w = 1;
-  const DeviceTimes one{f, b, w};
-  const DeviceTimes all{p * f, p * b, p * w};
-  EXPECT_DOUBLE_EQ(BubbleTime(Pipe(8, Schedule::k1F1B), all, one, false), (p - 1) * 3);
-  EXPECT_DOUBLE_EQ(BubbleTime(Pipe(8, Schedule::kInterleaved, 2), all, one, false),
-                   (p - 1) * 3 / 2);
-  EXPECT_DOUBLE_EQ(BubbleTime(Pipe(8, Schedule::kZbH1), all, one, false), (p - 1) * (f + b - w));
-  EXPECT_DOUBLE_EQ(BubbleTime(Pipe(8, Schedule::kDualPipe), all, one, false),
+  const DeviceTimes one{Seconds(f), Seconds(b), Seconds(w)};
+  const DeviceTimes all{Seconds(p * f), Seconds(p * b), Seconds(p * w)};
+  auto bubble = [&](const PlanSpec& plan, const DeviceTimes& sum, const DeviceTimes& crit) {
+    return BubbleTime(plan, sum, crit, false).value();
+  };
+  EXPECT_DOUBLE_EQ(bubble(Pipe(8, Schedule::k1F1B), all, one), (p - 1) * 3);
+  EXPECT_DOUBLE_EQ(bubble(Pipe(8, Schedule::kInterleaved, 2), all, one), (p - 1) * 3 / 2);
+  EXPECT_DOUBLE_EQ(bubble(Pipe(8, Schedule::kZbH1), all, one), (p - 1) * (f + b - w));
+  EXPECT_DOUBLE_EQ(bubble(Pipe(8, Schedule::kDualPipe), all, one),
                    (p / 2 - 1) * (f + b + w + b + w - 3 * w));
-  EXPECT_DOUBLE_EQ(BubbleTime(Pipe(1, Schedule::kNone), one, one, false), 0);
+  EXPECT_DOUBLE_EQ(bubble(Pipe(1, Schedule::kNone), one, one), 0);
 }
 
 }  // namespace

@@ -58,7 +58,7 @@ void InitContext(const StepModel::Impl& impl, const PlanSpec& plan, PlanContext&
   } else if (c.ep_window == EpWindow::kHalves) {
     c.a2a_unpaired = HalvesUnpairedFraction(impl.work, plan);
   }
-  const double probe = c.tokens * static_cast<double>(impl.work.hidden) * kAct;
+  const Bytes probe(c.tokens * static_cast<double>(impl.work.hidden) * kAct);
   c.tier[kAxTp] = c.Comm(CollectiveOp::kAllGather, probe, c.groups.tp).tier;
   c.tier[kAxCp] = c.CommOnce(CollectiveOp::kAllGather, probe, c.groups.cp).tier;
   c.tier[kAxEp] = c.CommOnce(CollectiveOp::kAllToAll, probe, c.groups.ep).tier;
@@ -84,12 +84,12 @@ PlanSegs BuildSegs(const StepModel::Impl& impl, const PlanContext& ctx) {
   if (impl.model.moe) s.moe = BlockSeg(ctx, impl.work.moe, true);
   s.embed = EmbeddingSeg(ctx);
   s.head = HeadSeg(ctx);
-  const LossMemory loss =
-      LossBytes(s.head.act, ctx.tokens * static_cast<double>(impl.work.hidden) * kActivationBytes,
-                impl.job.loss_chunks, impl.job.fused_cross_entropy);
-  s.logits = loss.held;
-  s.loss_peak = loss.peak;
-  s.head.act = 0;
+  const LossMemory loss = LossBytes(
+      s.head.act.value(), ctx.tokens * static_cast<double>(impl.work.hidden) * kActivationBytes,
+      impl.job.loss_chunks, impl.job.fused_cross_entropy);
+  s.logits = Bytes(loss.held);
+  s.loss_peak = Bytes(loss.peak);
+  s.head.act = Bytes();
   s.mtp = MtpSeg(ctx, impl.model.moe ? s.moe : s.dense);
   return s;
 }
@@ -196,12 +196,12 @@ void DataParallelTail(const PlanContext& c, const DeviceResult& dev, const Devic
                                                   : 0;
   // `times` reductions per step, each behind one micro-batch's window; the
   // last one also exposes its last bucket.
-  auto put = [&](TailItem& item, CollectiveOp op, double bytes, RankGroup g, double window,
+  auto put = [&](TailItem& item, CollectiveOp op, double bytes, RankGroup g, Seconds window,
                  double times = 1.0) {
-    const CommCost cc = c.CommOnce(op, bytes, g);
-    const double exposed = (times - 1.0) * std::max(0.0, cc.seconds - window) +
-                           std::max(cc.seconds - window, cc.seconds * last);
-    if (exposed > item.exposed) item = TailItem{times * cc.seconds, exposed, cc.tier};
+    const CommCost cc = c.CommOnce(op, Bytes(bytes), g);
+    const Seconds exposed = (times - 1.0) * Max(Seconds(), cc.time - window) +
+                            std::max(cc.time - window, cc.time * last);
+    if (exposed > item.exposed) item = TailItem{times * cc.time, exposed, cc.tier};
   };
   if (p.zero >= 3) {
     if (p.hsdp > 0 && p.hsdp < c.dense_dp.size) {
@@ -256,7 +256,7 @@ double FullyShardedBuffers(const PlanContext& c, const DeviceResult& dev) {
 // Stored activations the device holds at its peak: `held_act` of them
 // balanced-routing activations, `held_extra` routing-imbalance headroom.
 struct Held {
-  double act = 0, extra = 0;
+  Bytes act, extra;
 };
 
 MemoryBreakdown DeviceMemory(const PlanContext& c, const PlanSegs& segs, const DeviceResult& dev,
@@ -273,18 +273,19 @@ MemoryBreakdown DeviceMemory(const PlanContext& c, const PlanSegs& segs, const D
   mem.weights = a.weights + b.weights;
   mem.grads = a.grads + b.grads;
   mem.optimizer = a.optimizer + b.optimizer;
-  double act = held.act + dev.seg.act_work;
+  mem.activations = held.act + dev.seg.act_work;
   // Combined 1F1B: a paired layer builds the next micro-batch's activations
   // before its backward frees the previous one's (doc/cost-model.md).
-  if (c.ep_window == EpWindow::kPaired && !c.dual) act += segs.moe.act + segs.moe.act_extra;
-  mem.activations = Bytes(act);
+  if (c.ep_window == EpWindow::kPaired && !c.dual) {
+    mem.activations += segs.moe.act + segs.moe.act_extra;
+  }
   if (dev.has_head) {
-    mem.logits = Bytes(segs.logits * (all_forward_first ? m : 1.0) + segs.loss_peak);
+    mem.logits = segs.logits * (all_forward_first ? m : 1.0) + segs.loss_peak;
   }
   // Routing-imbalance headroom, TP all-gather buffers (2 x T h), EP
   // receive buffers (lambda k T/tp h, send + receive), ZeRO-3 prefetch
   // (two gathered blocks).
-  double other = held.extra;
+  double other = held.extra.value();
   const double th = c.tokens * static_cast<double>(c.work->hidden) * kAct;
   if (p.tp > 1) other += 2.0 * th;
   if (p.ep > 1 && c.model->moe) {
@@ -304,8 +305,8 @@ DeviceTimes TimesOf(const Seg& s) {
 
 CommCost P2pOne(const StepModel::Impl& impl, const PlanContext& c) {
   const PlanSpec& plan = *c.plan;
-  const double bytes = c.tokens * static_cast<double>(impl.work.hidden) * kAct /
-                       (plan.sp ? static_cast<double>(plan.tp) : 1.0);
+  const Bytes bytes(c.tokens * static_cast<double>(impl.work.hidden) * kAct /
+                    (plan.sp ? static_cast<double>(plan.tp) : 1.0));
   return c.CommOnce(CollectiveOp::kSendRecv, bytes, c.groups.pp);
 }
 
@@ -323,9 +324,9 @@ Held HeldOf(const PlanSpec& plan, const DeviceResult& dev, int64_t d, double m, 
   // Combined 1F1B's one more warm-up chunk forward (stages.cc InFlight) is
   // in the simulated peak: its pairs hold the forward's activations from
   // the pair's start (PipelineConfig::combined_1f1b).
-  const double peak = sim.device_peak_bytes[static_cast<size_t>(d)];
-  const double per = dev.seg.act + dev.seg.act_extra;
-  const double share = per > 0 ? dev.seg.act / per : 1.0;
+  const Bytes peak(sim.device_peak_bytes[static_cast<size_t>(d)]);
+  const Bytes per = dev.seg.act + dev.seg.act_extra;
+  const double share = per > Bytes() ? dev.seg.act / per : 1.0;
   return Held{peak * share, peak * (1.0 - share)};
 }
 
@@ -345,8 +346,8 @@ struct Seen {
 struct DeviceSweep {
   DeviceTimes sum;         // per micro-batch times summed over devices
   DeviceTimes crit;        // the slowest device's
-  double crit_total = -1;  // its total per micro-batch
-  double optimizer = 0;    // the slowest optimizer step, seconds
+  Seconds crit_total{-1};  // its total per micro-batch
+  Seconds optimizer;       // the slowest optimizer step
 };
 
 // Costs every pipeline device (devices with equal chunks once) and fills
@@ -358,8 +359,8 @@ DeviceSweep AllDevices(const StepModel::Impl& impl, const PlanSpec& plan, const 
   DeviceSweep r;
   DeviceTimes& sum = r.sum;
   DeviceTimes& crit = r.crit;
-  double& crit_total = r.crit_total;
-  double& opt = r.optimizer;
+  Seconds& crit_total = r.crit_total;
+  Seconds& opt = r.optimizer;
   const PlanContext& c = out.ctx;
   std::array<Seen, 8> seen;
   size_t n_seen = 0;
@@ -397,7 +398,7 @@ DeviceSweep AllDevices(const StepModel::Impl& impl, const PlanSpec& plan, const 
       // job's state precisions).
       const StateBytesPerParam state = TrainingStateBytes(impl.job);
       const double traffic = state.grad + 2 * state.optimizer + kWeightBytesPerParam;
-      opt = std::max(opt, MemoryBoundTime(impl.cluster.chip, traffic * owned).value());
+      opt = std::max(opt, MemoryBoundTime(impl.cluster.chip, traffic * owned));
       if (keyed && n_seen < seen.size()) {
         seen[n_seen] = Seen{key, dev, t, held};
         repeat = &seen[n_seen++];
@@ -445,7 +446,8 @@ CoreResult RunCore(const StepModel::Impl& impl, const PlanSpec& plan, PipelineTi
       // (doc/cost-model.md "Expert all-to-all overlap").
       PlanSegs paired;
       const bool pairs = PairedSegs(impl, c, paired);
-      const PipelinePlan pipe = BuildPipelinePlan(impl, plan, segs, 0.0, pairs ? &paired : nullptr);
+      const PipelinePlan pipe =
+          BuildPipelinePlan(impl, plan, segs, Seconds(), pairs ? &paired : nullptr);
       out.converted = pipe.converted;
       if (pipe.supported) sim = SimulatedPipeline(impl.pipeline_cache, pipe.config);
     }
@@ -454,22 +456,22 @@ CoreResult RunCore(const StepModel::Impl& impl, const PlanSpec& plan, PipelineTi
   DeviceSweep devices = AllDevices(impl, plan, segs, sim, out, device_memory);
   const DeviceTimes& sum = devices.sum;
   DeviceTimes& crit = devices.crit;
-  const double crit_total = devices.crit_total;
-  const double opt = devices.optimizer;
+  const Seconds crit_total = devices.crit_total;
+  const Seconds opt = devices.optimizer;
   out.optimizer = TailItem{opt, opt, -1};
   out.crit_period = crit_total;
   if (plan.pp > 1) {
     // One activation (or its gradient) per chunk boundary per micro-batch;
     // the fill and drain cross S-1 boundaries each way unhidden.
     const double per = static_cast<double>(ChunksPerDevice(plan));
-    out.p2p = TailItem{2.0 * out.m * per * p2p_one.seconds,
-                       2.0 * static_cast<double>(segs.chunks - 1) * p2p_one.seconds, p2p_one.tier};
+    out.p2p = TailItem{2.0 * out.m * per * p2p_one.time,
+                       2.0 * static_cast<double>(segs.chunks - 1) * p2p_one.time, p2p_one.tier};
   }
   if (sim.ok) {
     // The simulated makespan holds the fill, the drain and uneven chunks:
     // the bubble is what it adds to the critical device's m t*
     // (doc/cost-model.md §6).
-    out.bubble = std::max(0.0, sim.makespan - out.m * crit_total);
+    out.bubble = Max(Seconds(), Seconds(sim.makespan) - out.m * crit_total);
   } else {
     if (c.dual) {
       // DualPipe's (F&B + B - 3W) counts compute: the hidden part of the
@@ -488,7 +490,7 @@ CoreResult RunCore(const StepModel::Impl& impl, const PlanSpec& plan, PipelineTi
   const double peak = (impl.job.precision == Precision::kFp8 ? impl.cluster.chip.peak_fp8
                                                              : impl.cluster.chip.peak_bf16)
                           .value();
-  const double denom = out.step * static_cast<double>(plan.chips()) * peak;
+  const double denom = out.step.value() * static_cast<double>(plan.chips()) * peak;
   double hw = impl.model_flops_per_token;
   if (plan.recompute == Recompute::kFull) hw += impl.recompute_full_flops_per_token;
   if (plan.recompute == Recompute::kSelective) hw += impl.recompute_attn_flops_per_token;

@@ -52,17 +52,17 @@ namespace step_internal {
 
 // One DP/optimizer item at the end of the step.
 struct TailItem {
-  double total = 0, exposed = 0;
+  Seconds total, exposed;
   int tier = -1;
 };
 
 struct CoreResult {
-  double m = 0;            // micro-batches per step
-  Seg crit;                // per micro-batch costs of the slowest device
-  double crit_period = 0;  // its per micro-batch time
-  double bubble = 0;
+  double m = 0;         // micro-batches per step
+  Seg crit;             // per micro-batch costs of the slowest device
+  Seconds crit_period;  // its per micro-batch time
+  Seconds bubble;
   TailItem p2p, dp_grad, edp_grad, dp_gather, edp_gather, optimizer;
-  double step = 0;
+  Seconds step;
   MemoryBreakdown memory;  // the device with the largest total
   Bytes capacity;
   bool fits = false;
@@ -81,8 +81,8 @@ struct PlanSegs {
   // The loss on the head's device, per micro-batch (LossBytes): bytes kept
   // between its forward and backward (the logits, or under a chunked loss
   // the hidden states' gradient), and its working set while it runs.
-  double logits = 0;
-  double loss_peak = 0;
+  Bytes logits;
+  Bytes loss_peak;
   int64_t chunks = 1;
   LayerSplit split;
 };

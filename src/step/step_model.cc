@@ -70,7 +70,7 @@ namespace {
 
 QuickEstimate QuickOf(const CoreResult& r) {
   QuickEstimate q;
-  q.step_time = Seconds(r.step);
+  q.step_time = r.step;
   q.mfu = r.mfu;
   q.memory_total = r.memory.total();
   q.fits = r.fits;
@@ -89,7 +89,7 @@ QuickEstimate StepModel::EvaluateQuick(const PlanSpec& plan) const {
 
 namespace {
 
-double Compute(const step_internal::Seg& s) { return s.cf + s.cb + s.cw; }
+Seconds Compute(const step_internal::Seg& s) { return s.cf + s.cb + s.cw; }
 
 }  // namespace
 
@@ -133,7 +133,7 @@ StepModel::LowerBounds StepModel::LowerBoundsFor(const PlanSpec& plan) const {
   const double dense_shards = static_cast<double>(plan.dp * plan.cp);
   const double expert_shards =
       static_cast<double>(std::max<int64_t>(plan.tp * plan.cp * plan.dp / (plan.ep * plan.etp), 1));
-  double compute = 0;
+  Seconds compute;
   LowerBounds out;
   out.memory_by_zero.fill(Bytes(0));
   // Schedules whose in-flight count is their definition (every simulator of
@@ -141,7 +141,8 @@ StepModel::LowerBounds StepModel::LowerBoundsFor(const PlanSpec& plan) const {
   const bool defined = plan.pp == 1 || plan.schedule == Schedule::kGpipe ||
                        plan.schedule == Schedule::k1F1B || all_forward_first;
   for (int64_t d = 0; d < plan.pp; ++d) {
-    double act = 0, least = std::numeric_limits<double>::infinity(), dense = 0, expert = 0;
+    Bytes act, least(std::numeric_limits<double>::infinity());
+    double dense = 0, expert = 0;
     bool head = false;
     for (int64_t k = 0; k < per; ++k) {
       const int64_t chunk = step_internal::ChunkOf(plan, d, k);
@@ -153,24 +154,24 @@ StepModel::LowerBounds StepModel::LowerBoundsFor(const PlanSpec& plan) const {
       expert += s.params_expert;
       head = head || chunk == segs.chunks - 1;
     }
-    double held = defined ? step_internal::InFlight(plan, d, m, all_forward_first) * act : least;
+    Bytes held = defined ? step_internal::InFlight(plan, d, m, all_forward_first) * act : least;
     if (head && defined) held += segs.logits * (all_forward_first ? m : 1.0);
     const StateBytesPerParam state = TrainingStateBytes(impl.job);
     for (int zero = 0; zero < 4; ++zero) {
       const StateMemory a = ShardedState(dense, zero, dense_shards, state);
       const StateMemory b = ShardedState(expert, zero, expert_shards, state);
       const Bytes total =
-          a.weights + a.grads + a.optimizer + b.weights + b.grads + b.optimizer + Bytes(held);
+          a.weights + a.grads + a.optimizer + b.weights + b.grads + b.optimizer + held;
       out.memory_by_zero[static_cast<size_t>(zero)] =
           Max(out.memory_by_zero[static_cast<size_t>(zero)], total);
     }
   }
   const double p = static_cast<double>(plan.pp);
-  double bound = m * compute / p;
+  Seconds bound = m * compute / p;
   if (plan.pp > 1 && (plan.schedule == Schedule::kGpipe || plan.schedule == Schedule::k1F1B)) {
     bound = std::max(bound, compute / (1.0 - std::pow(1.0 - 1.0 / m, p)));
   }
-  out.step_time = Seconds(bound);
+  out.step_time = bound;
   return out;
 }
 
@@ -193,9 +194,8 @@ Result<PipelineConfig> StepModel::PipelineFor(const PlanSpec& plan) const {
     config.schedule = Schedule::kNone;
     config.microbatches = impl_->job.global_batch_seqs / (plan.dp * plan.mbs);
     const step_internal::Seg s = step_internal::ChunkSeg(segs, impl_->work, 0);
-    config.chunks.push_back(ChunkCost{Seconds(s.cf + s.ExposedF()), Seconds(s.cb + s.ExposedB()),
-                                      Seconds(s.cw + s.ExposedW()), Bytes(s.act + s.act_extra),
-                                      Seconds(0), Seconds(0)});
+    config.chunks.push_back(ChunkCost{s.cf + s.ExposedF(), s.cb + s.ExposedB(), s.cw + s.ExposedW(),
+                                      s.act + s.act_extra, Seconds(0), Seconds(0)});
     return config;
   }
   // Chunk costs as RunCore hands them to the simulator (step/pipeline_timing.h):
@@ -203,7 +203,7 @@ Result<PipelineConfig> StepModel::PipelineFor(const PlanSpec& plan) const {
   step_internal::PlanSegs paired;
   const bool pairs = step_internal::PairedSegs(*impl_, ctx, paired);
   const step_internal::PipelinePlan pp = step_internal::BuildPipelinePlan(
-      *impl_, plan, segs, step_internal::P2pOne(*impl_, ctx).seconds, pairs ? &paired : nullptr);
+      *impl_, plan, segs, step_internal::P2pOne(*impl_, ctx).time, pairs ? &paired : nullptr);
   PipelineConfig config = pp.config;
   // The estimate runs a global-batch aux loss's pipeline as gpipe; here the
   // simulator checks the plan's own schedule and says why it cannot run.

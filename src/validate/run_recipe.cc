@@ -5,67 +5,38 @@
 #include "validate/run_recipe.h"
 
 #include <nlohmann/json.hpp>
-#include <set>
 #include <string>
 #include <utility>
 
+#include "spec/doc.h"
 #include "spec/embedded.h"
 
 namespace occam::validate {
 namespace {
 
-using Json = nlohmann::json;
-
 constexpr std::string_view kRecipeDir = "data/recipes/";
 
-Status RowError(std::string_view origin, size_t i, const std::string& key,
-                const std::string& what) {
-  return InvalidInput(std::string(origin) + ": [" + std::to_string(i) + "]." + key + " " + what +
-                      "; see doc/validation.md (Framework recipes)");
-}
-
-Status ReadString(const Json& row, std::string_view origin, size_t i, const std::string& key,
-                  std::string* out) {
-  if (!row.contains(key) || !row[key].is_string()) {
-    return RowError(origin, i, key, "must be a string");
-  }
-  *out = row[key].get<std::string>();
-  return Status::Ok();
-}
-
-Status ReadBool(const Json& row, std::string_view origin, size_t i, const std::string& key,
-                bool* out) {
-  if (!row.contains(key) || !row[key].is_boolean()) {
-    return RowError(origin, i, key, "must be true or false");
-  }
-  *out = row[key].get<bool>();
-  return Status::Ok();
-}
-
-Result<RecipeRow> ParseRow(const Json& row, std::string_view origin, size_t i) {
-  static const std::set<std::string> kKeys = {
-      "framework",  "date",        "model",     "chip_key", "precision", "dispatcher",
-      "cuda_graph", "a2a_overlap", "recompute", "recipe",   "pinned",    "note"};
-  if (!row.is_object()) return RowError(origin, i, "", "must be an object");
-  for (const auto& [key, value] : row.items()) {
-    if (kKeys.count(key) == 0) return RowError(origin, i, key, "is not a recipe key");
-  }
+// One row through spec's document reader: every key required, no other key.
+Result<RecipeRow> ParseRow(const spec::Node& row) {
+  OCCAM_RETURN_IF_ERROR(
+      row.CheckKeys({"framework", "date", "model", "chip_key", "precision", "dispatcher",
+                     "cuda_graph", "a2a_overlap", "recompute", "recipe", "pinned", "note"}));
   RecipeRow r;
-  OCCAM_RETURN_IF_ERROR(ReadString(row, origin, i, "framework", &r.framework));
-  OCCAM_RETURN_IF_ERROR(ReadString(row, origin, i, "date", &r.date));
-  OCCAM_RETURN_IF_ERROR(ReadString(row, origin, i, "model", &r.model));
-  OCCAM_RETURN_IF_ERROR(ReadString(row, origin, i, "chip_key", &r.chip_key));
-  OCCAM_RETURN_IF_ERROR(ReadString(row, origin, i, "precision", &r.precision));
-  OCCAM_RETURN_IF_ERROR(ReadString(row, origin, i, "dispatcher", &r.dispatcher));
-  OCCAM_RETURN_IF_ERROR(ReadString(row, origin, i, "cuda_graph", &r.cuda_graph));
-  OCCAM_RETURN_IF_ERROR(ReadBool(row, origin, i, "a2a_overlap", &r.a2a_overlap));
-  OCCAM_RETURN_IF_ERROR(ReadString(row, origin, i, "recompute", &r.recompute));
-  OCCAM_RETURN_IF_ERROR(ReadString(row, origin, i, "recipe", &r.recipe));
-  OCCAM_RETURN_IF_ERROR(ReadBool(row, origin, i, "pinned", &r.pinned));
-  OCCAM_RETURN_IF_ERROR(ReadString(row, origin, i, "note", &r.note));
+  OCCAM_ASSIGN_OR_RETURN(r.framework, row.String("framework"));
+  OCCAM_ASSIGN_OR_RETURN(r.date, row.String("date"));
+  OCCAM_ASSIGN_OR_RETURN(r.model, row.String("model"));
+  OCCAM_ASSIGN_OR_RETURN(r.chip_key, row.String("chip_key"));
+  OCCAM_ASSIGN_OR_RETURN(r.precision, row.String("precision"));
+  OCCAM_ASSIGN_OR_RETURN(r.dispatcher, row.String("dispatcher"));
+  OCCAM_ASSIGN_OR_RETURN(r.cuda_graph, row.String("cuda_graph"));
+  OCCAM_ASSIGN_OR_RETURN(r.a2a_overlap, row.Bool("a2a_overlap"));
+  OCCAM_ASSIGN_OR_RETURN(r.recompute, row.String("recompute"));
+  OCCAM_ASSIGN_OR_RETURN(r.recipe, row.String("recipe"));
+  OCCAM_ASSIGN_OR_RETURN(r.pinned, row.Bool("pinned"));
+  OCCAM_ASSIGN_OR_RETURN(r.note, row.String("note"));
   if (r.recompute != "none" && !ParseRecomputeModules(r.recompute)) {
-    return RowError(origin, i, "recompute",
-                    "must be none or a '+'-joined list of " + RecomputeModuleNames());
+    return row.Error("recompute", "must be none or a '+'-joined list of " + RecomputeModuleNames() +
+                                      "; see doc/validation.md (Framework recipes)");
   }
   return r;
 }
@@ -78,15 +49,16 @@ std::string Citation(const RecipeRow& row) {
 }  // namespace
 
 Result<std::vector<RecipeRow>> ParseRecipes(std::string_view text, std::string_view origin) {
-  const Json root = Json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (root.is_discarded() || !root.is_array()) {
+  OCCAM_ASSIGN_OR_RETURN(const nlohmann::json root, spec::ParseDocument(text, origin));
+  if (!spec::IsJsonText(text) || !root.is_array()) {
     return InvalidInput(std::string(origin) +
                         ": not a JSON array of recipe rows; see doc/validation.md (Framework "
                         "recipes)");
   }
+  const spec::Node top(root, std::string(origin), "");
   std::vector<RecipeRow> rows;
   for (size_t i = 0; i < root.size(); ++i) {
-    OCCAM_ASSIGN_OR_RETURN(RecipeRow r, ParseRow(root[i], origin, i));
+    OCCAM_ASSIGN_OR_RETURN(RecipeRow r, ParseRow(top.Element(root[i], "", i)));
     rows.push_back(std::move(r));
   }
   return rows;

@@ -44,7 +44,7 @@ TEST(RunRecipe, ParserRejectsUnknownKeysAndBadModules) {
   EXPECT_TRUE(ParseRecipes(Row("mla_up_proj+mlp", "none", false), "t.json").ok());
   auto bad = ParseRecipes(Row("attention", "none", false), "t.json");
   ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.status().message().find("t.json: [0].recompute"), std::string::npos);
+  EXPECT_NE(bad.status().message().find("t.json: key '[0].recompute'"), std::string::npos);
   auto extra = ParseRecipes(R"([{"framework": "x", "colour": 1}])", "t.json");
   ASSERT_FALSE(extra.ok());
   EXPECT_NE(extra.status().message().find("colour"), std::string::npos);

@@ -71,7 +71,8 @@ std::string UnreadableMessage(F edit) {
 
 TEST(Runs, WrongTypeNamesKeyPath) {
   const std::string msg = UnreadableMessage([](nlohmann::json& r) { r["parallel"]["tp"] = "8"; });
-  EXPECT_NE(msg.find("runs.json: [0].parallel.tp must be an integer or null"), std::string::npos)
+  EXPECT_NE(msg.find("runs.json: key '[0].parallel.tp' must be an integer or null"),
+            std::string::npos)
       << msg;
 }
 
@@ -82,7 +83,7 @@ TEST(Runs, UnknownKeyIsAnError) {
 
 TEST(Runs, MissingKeyIsAnError) {
   const std::string msg = UnreadableMessage([](nlohmann::json& r) { r["measured"].erase("kind"); });
-  EXPECT_NE(msg.find("[0].measured.kind is missing"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("'[0].measured.kind' is required but missing"), std::string::npos) << msg;
 }
 
 TEST(Runs, FrameworkAndDateMayBeOmittedButNotMisspelt) {
@@ -106,13 +107,14 @@ TEST(Runs, FrameworkAndDateMayBeOmittedButNotMisspelt) {
   EXPECT_EQ((*stated)[0].framework, "torchtitan");
   EXPECT_EQ((*stated)[0].date, "2024-12");
   const std::string fw = UnreadableMessage([](nlohmann::json& r) { r["framework"] = "Megatron"; });
-  EXPECT_NE(fw.find("[0].framework 'Megatron' is not one of"), std::string::npos) << fw;
+  EXPECT_NE(fw.find("'[0].framework' must be one of"), std::string::npos) << fw;
+  EXPECT_NE(fw.find("(got 'Megatron')"), std::string::npos) << fw;
   for (const char* bad : {"2024-13", "24-01", "Dec 2024", "2024-1"}) {
     const std::string msg = UnreadableMessage([&](nlohmann::json& r) { r["date"] = bad; });
     EXPECT_NE(msg.find("[0].date"), std::string::npos) << bad << ": " << msg;
   }
   const std::string type = UnreadableMessage([](nlohmann::json& r) { r["date"] = 2024; });
-  EXPECT_NE(type.find("[0].date must be a string or null"), std::string::npos) << type;
+  EXPECT_NE(type.find("'[0].date' must be a string or null"), std::string::npos) << type;
 }
 
 TEST(Runs, UnknownMetricKindListsTheKinds) {
@@ -141,12 +143,12 @@ TEST(Runs, OneBadFieldKeepsTheOtherRuns) {
   ASSERT_TRUE(runs.ok()) << runs.status().message();
   ASSERT_EQ(runs->size(), 3u);
   EXPECT_EQ(runs->at(0).id, bad_extra["id"].get<std::string>());
-  EXPECT_NE(runs->at(0).unreadable.find("[0].measured.extra.tokens_per_batch must be a number"),
+  EXPECT_NE(runs->at(0).unreadable.find("'[0].measured.extra.tokens_per_batch' must be a number"),
             std::string::npos)
       << runs->at(0).unreadable;
   EXPECT_TRUE(runs->at(1).unreadable.empty()) << runs->at(1).unreadable;
   EXPECT_EQ(runs->at(1).n_chips, good["n_chips"].get<int64_t>());
-  EXPECT_NE(runs->at(2).unreadable.find("[2].n_chips must be an integer"), std::string::npos)
+  EXPECT_NE(runs->at(2).unreadable.find("'[2].n_chips' is required (got null)"), std::string::npos)
       << runs->at(2).unreadable;
 }
 
@@ -170,7 +172,7 @@ TEST(Runs, UnreadableRunsWithoutAnIdAreNamedByIndex) {
   auto runs = ParseRuns(EditedFirstRun([](nlohmann::json& r) { r.erase("id"); }), "runs.json");
   ASSERT_TRUE(runs.ok()) << runs.status().message();
   EXPECT_EQ(runs->at(0).id, "[0]");
-  EXPECT_NE(runs->at(0).unreadable.find("[0].id is missing"), std::string::npos);
+  EXPECT_NE(runs->at(0).unreadable.find("'[0].id' is required but missing"), std::string::npos);
 }
 
 TEST(Runs, DuplicateIdsAreUnreadable) {
@@ -241,7 +243,7 @@ std::string SkipOfRun(const std::string& text) {
 TEST(RunsHostile, ChipCountIsBounded) {
   const std::string text =
       EditedFirstRun([](nlohmann::json& r) { r["n_chips"] = (int64_t{1} << 24) + 8; });
-  EXPECT_NE(SkipOfRun(text).find("[0].n_chips must be in [1, 2^24]"), std::string::npos);
+  EXPECT_NE(SkipOfRun(text).find("'[0].n_chips' must be in [1, 2^24]"), std::string::npos);
 }
 
 TEST(RunsHostile, IntegerAbove2To63IsEchoedAsWritten) {
@@ -250,6 +252,19 @@ TEST(RunsHostile, IntegerAbove2To63IsEchoedAsWritten) {
   const std::string msg = SkipOfRun(text);
   EXPECT_NE(msg.find("9223372036854775808"), std::string::npos) << msg;
   EXPECT_EQ(msg.find("-9223372036854775808"), std::string::npos) << msg;
+}
+
+TEST(RunsHostile, IntegersStayBelow2To53) {
+  const std::string text =
+      EditedFirstRun([](nlohmann::json& r) { r["arch"]["layers"] = (int64_t{1} << 53) + 2; });
+  const std::string msg = SkipOfRun(text);
+  EXPECT_NE(msg.find("'[0].arch.layers' must be an integer below 2^53"), std::string::npos) << msg;
+}
+
+TEST(RunsHostile, OnlyJsonWithoutRepeatedKeys) {
+  EXPECT_NE(ErrorOfRuns("- id: x\n").find("r.json: not valid JSON"), std::string::npos);
+  EXPECT_NE(ErrorOfRuns(R"([{"id": "a", "id": "b"}])").find("'id' appears twice"),
+            std::string::npos);
 }
 
 TEST(RunsHostile, HugeKeyIsEchoedShort) {
