@@ -14,6 +14,9 @@
 //   every peer adds one message start (its tier's alpha). HybridEP on GB200
 //   NVL72 falls only 17% from 8 to 36 ranks (doc § 4.7).
 //
+// Levels of a split unit (doc/cost-model.md § 4.6.1) on the same tier share
+// its links, so their times add.
+//
 // Symbols: b bytes of the per-rank send buffer (one copy per routed expert
 // when top-k is given); g = m_0 members per innermost unit; U = n / g units;
 // k top-k; M' = min(M, U) units a token may use; D expected distinct units per

@@ -98,7 +98,7 @@ Cost SendRecv(const Tiers& tiers, const Layout& layout, double bytes) {
 // on tier 0 (`tiers`). On a non-blocking switch any subset of the unit gets
 // the full per-chip rate (doc/hardware.md § 7.1-7.2), so this is the schedule
 // a domain of sub-unit size runs, with its steps across sub-units on the
-// switch (doc/cost-model.md § 4.8).
+// switch (doc/cost-model.md § 4.6.1).
 Layout SplitInner(const Layout& layout, double sub) {
   Layout v;
   v.num_tiers = layout.num_tiers + 1;
@@ -154,7 +154,7 @@ void ConsiderAll(const Tiers& tiers, CollectiveOp op, double bytes, const Layout
 // (a domain of m/2 may itself have picked its own split, so every power of
 // two down to 2 is needed; 1 costs what the unsplit layout costs). Only for
 // a switched tier 0 with m_0 >= 4, and not when one algorithm is forced (its
-// closed form on the group's own layout is asked for) (doc/cost-model.md § 4.8).
+// closed form on the group's own layout is asked for) (doc/cost-model.md § 4.6.1).
 void ConsiderSplits(const ClusterSpec& cluster, CollectiveOp op, double bytes, const Layout& layout,
                     const CollectiveOptions& options, Cost* best, CollectiveAlgorithm* algorithm) {
   const double m = layout.members[0];
