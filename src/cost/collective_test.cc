@@ -60,6 +60,20 @@ TEST(Collective, RingGatherAndScatterAreHalfAnAllReduce) {
   }
 }
 
+TEST(Collective, SwitchedNodeRunsASubUnitScheduleWhenFaster) {
+  // 8 ranks on one ideal switch: the ring takes 7 alpha; split into sub-units
+  // of 2 (or 4), RS/AG inside then across on the same switch takes
+  // (2-1) + (4-1) (or (4-1) + (2-1)) = 4 alpha at the same bandwidth term
+  // (1/2 + 1/2 * 3/4 = 7/8 of S / B; doc/cost-model.md § 4.6.1).
+  const ClusterSpec c = IdealTwoTier(8, 400, 2.0, 50, 5.0);
+  const double s = 64e6;
+  const double expected = 4 * 2e-6 + 7.0 / 8 * s / 400e9;
+  const auto cost = EstimateCollective(c, CollectiveOp::kAllGather, Bytes(s), RankGroup{8, 1});
+  EXPECT_NEAR(cost.time.value(), expected, 1e-12);
+  EXPECT_EQ(cost.algorithm, CollectiveAlgorithm::kHierarchical);
+  EXPECT_EQ(cost.limiting_tier, 0);
+}
+
 TEST(Collective, OneMemberPerNodeGroupsUseTheirOwnNic) {
   // dp groups with stride 8 (tp fills the node): 4 nodes, one rank each.
   const ClusterSpec c = IdealTwoTier(32, 400, 2.0, 50, 5.0);
