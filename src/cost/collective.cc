@@ -156,7 +156,19 @@ double InnerRate(const TierSpec& tier, double m) {
   return TierRate(tier);
 }
 
+Tiers ClusterTiers(const ClusterSpec& cluster) {
+  Tiers t;
+  const size_t n = std::min<size_t>(cluster.tiers.size(), kMaxCollectiveTiers);
+  for (size_t i = 0; i < n; ++i) t.level[i] = &cluster.tiers[i];
+  return t;
+}
+
 Cost Ring(const ClusterSpec& cluster, const Layout& layout, int base, double traffic, double msg,
+          int phases) {
+  return Ring(ClusterTiers(cluster), layout, base, traffic, msg, phases);
+}
+
+Cost Ring(const Tiers& tiers, const Layout& layout, int base, double traffic, double msg,
           int phases) {
   if (layout.n <= 1 || layout.top < base) return Cost{0.0, -1};
   const double steps = (layout.n - 1) / layout.n;
@@ -173,7 +185,7 @@ Cost Ring(const ClusterSpec& cluster, const Layout& layout, int base, double tra
   for (int i = base; i <= layout.top; ++i) {
     const auto u = static_cast<size_t>(i);
     if (layout.fanout[u] <= 1) continue;
-    const TierSpec& t = cluster.tiers[u];
+    const TierSpec& t = tiers[u];
     // Each unit below crosses tier i through its own members' links.
     const double rate =
         i == 0 ? InnerRate(t, layout.members[0]) : layout.members[u - 1] * TierRate(t);

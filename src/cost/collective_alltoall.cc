@@ -14,6 +14,9 @@
 //   every peer adds one message start (its tier's alpha). HybridEP on GB200
 //   NVL72 falls only 17% from 8 to 36 ranks (doc § 4.7).
 //
+// Levels of a split unit (doc/cost-model.md § 4.6.1) on the same tier share
+// its links, so their times add.
+//
 // Symbols: b bytes of the per-rank send buffer (one copy per routed expert
 // when top-k is given); g = m_0 members per innermost unit; U = n / g units;
 // k top-k; M' = min(M, U) units a token may use; D expected distinct units per
@@ -89,7 +92,7 @@ void UniformBytes(const Layout& l, double b, Traffic* traffic) {
 // tier's transfers run at once (pipelined), the slowest tier decides.
 // Pairwise: a_i = alpha_i, x_i = bytes_i / peers_i. All peers in flight:
 // a_i = starts_i alpha_i (issued one after another), x_i = bytes_i.
-Cost AllToAllSwitched(const ClusterSpec& cluster, double bytes, const Layout& layout,
+Cost AllToAllSwitched(const Tiers& tiers, double bytes, const Layout& layout,
                       const CollectiveOptions& options) {
   Traffic traffic;
   if (options.top_k > 0) {
@@ -98,11 +101,11 @@ Cost AllToAllSwitched(const ClusterSpec& cluster, double bytes, const Layout& la
     UniformBytes(layout, bytes, &traffic);
   }
   const double imbalance = std::max(options.imbalance, 1.0);
-  double latency = 0, slowest = 0;
+  double latency = 0, slowest = 0, shared = 0;
   int limit = -1;
   for (int i = 0; i <= layout.top; ++i) {
     const auto u = static_cast<size_t>(i);
-    const TierSpec& t = cluster.tiers[u];
+    const TierSpec& t = tiers[u];
     const bool all = t.alltoall_all_peers;
     if (layout.fanout[u] > 1) {
       latency += (all ? std::max(traffic.starts[u], 1.0) : 1.0) * t.latency.value();
@@ -111,7 +114,11 @@ Cost AllToAllSwitched(const ClusterSpec& cluster, double bytes, const Layout& la
     const double rate = i == 0 ? InnerRate(t, layout.members[0]) : TierRate(t);
     const double chunk =
         all ? traffic.bytes[u] : traffic.bytes[u] / std::max(traffic.peers[u], 1.0);
-    const double time = traffic.bytes[u] / (rate * Eta(t, chunk));
+    // Levels on the same tier (a split unit, collective_switched.cc) share
+    // its links: their bytes queue one after another.
+    const bool same = i > 0 && tiers.level[u] == tiers.level[u - 1];
+    const double time = traffic.bytes[u] / (rate * Eta(t, chunk)) + (same ? shared : 0);
+    shared = time;
     if (time > slowest || limit < 0) {
       slowest = time;
       limit = i;

@@ -49,9 +49,20 @@ double TierRate(const TierSpec& tier);
 // unit: full rate on a switch, (m-1) of (size-1) pair links on a mesh.
 double InnerRate(const TierSpec& tier, double m);
 
+// The tier each level of a layout is costed with: the cluster's tiers, or,
+// for a switched innermost unit split into sub-units (SplitInner), tier 0 for
+// both the sub-unit level and the level across sub-units.
+struct Tiers {
+  std::array<const TierSpec*, kMaxCollectiveTiers> level{};
+  const TierSpec& operator[](size_t i) const { return *level[i]; }
+};
+Tiers ClusterTiers(const ClusterSpec& cluster);
+
 // Ring over tiers [base, top] of `layout` (members of tier base-1 count as 1
 // when base > 0): `phases` ring phases (1: RS or AG, 2: AR) each moving
 // (n-1)/n of `traffic` bytes per rank in chunks of `msg` / n bytes.
+Cost Ring(const Tiers& tiers, const Layout& layout, int base, double traffic, double msg,
+          int phases);
 Cost Ring(const ClusterSpec& cluster, const Layout& layout, int base, double traffic, double msg,
           int phases);
 // The same group with its innermost `inner` members per tier-0 unit folded
@@ -66,7 +77,7 @@ Cost BestTorus(const ClusterSpec& cluster, CollectiveOp op, double bytes, RankGr
                const Layout& layout, const CollectiveOptions& options,
                CollectiveAlgorithm* algorithm);
 // Expert / uniform all-to-all on switched tiers (collective_alltoall.cc).
-Cost AllToAllSwitched(const ClusterSpec& cluster, double bytes, const Layout& layout,
+Cost AllToAllSwitched(const Tiers& tiers, double bytes, const Layout& layout,
                       const CollectiveOptions& options);
 
 // Picks `candidate` into (best, best_algorithm) when it is faster and allowed.
