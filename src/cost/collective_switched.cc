@@ -114,33 +114,35 @@ Layout SplitInner(const Layout& layout, double sub) {
   return v;
 }
 
-// Level of a split layout -> the cluster tier it runs on.
-Cost OnCluster(Cost c) {
-  if (c.tier > 0) c.tier -= 1;
+// Level of a layout -> the cluster tier it runs on: a split layout
+// (`shift` 1) has one extra level on tier 0.
+Cost OnCluster(Cost c, int shift) {
+  if (c.tier > 0) c.tier -= shift;
   return c;
 }
 
 // The algorithms whose cost depends on the innermost unit's size (ring and
-// send/recv do not: on a split layout they cost the same), run on `layout`.
-void ConsiderAll(const Tiers& tiers, CollectiveOp op, double bytes, const Layout& layout,
+// send/recv do not: on a split layout they cost the same), run on `layout`
+// (the group's own, `shift` 0, or a split one, `shift` 1).
+void ConsiderAll(const Tiers& tiers, CollectiveOp op, double bytes, const Layout& layout, int shift,
                  const CollectiveOptions& options, Cost* best, CollectiveAlgorithm* algorithm) {
   const CollectiveAlgorithm force = options.force;
   switch (op) {
     case CollectiveOp::kAllReduce:
-      Consider(OnCluster(Tree(tiers, layout, bytes)), CollectiveAlgorithm::kTree, force, best,
-               algorithm);
-      Consider(OnCluster(Nvls(tiers, layout, bytes)), CollectiveAlgorithm::kNvls, force, best,
-               algorithm);
-      Consider(OnCluster(Hierarchical(tiers, layout, bytes, 2)), CollectiveAlgorithm::kHierarchical,
-               force, best, algorithm);
+      Consider(OnCluster(Tree(tiers, layout, bytes), shift), CollectiveAlgorithm::kTree, force,
+               best, algorithm);
+      Consider(OnCluster(Nvls(tiers, layout, bytes), shift), CollectiveAlgorithm::kNvls, force,
+               best, algorithm);
+      Consider(OnCluster(Hierarchical(tiers, layout, bytes, 2), shift),
+               CollectiveAlgorithm::kHierarchical, force, best, algorithm);
       break;
     case CollectiveOp::kReduceScatter:
     case CollectiveOp::kAllGather:
-      Consider(OnCluster(Hierarchical(tiers, layout, bytes, 1)), CollectiveAlgorithm::kHierarchical,
-               force, best, algorithm);
+      Consider(OnCluster(Hierarchical(tiers, layout, bytes, 1), shift),
+               CollectiveAlgorithm::kHierarchical, force, best, algorithm);
       break;
     case CollectiveOp::kAllToAll:
-      Consider(OnCluster(AllToAllSwitched(tiers, bytes, layout, options)),
+      Consider(OnCluster(AllToAllSwitched(tiers, bytes, layout, options), shift),
                CollectiveAlgorithm::kDirect, force, best, algorithm);
       break;
     case CollectiveOp::kBroadcast:
@@ -170,7 +172,7 @@ void ConsiderSplits(const ClusterSpec& cluster, CollectiveOp op, double bytes, c
   }
   for (double sub = 2; sub < m; sub *= 2) {
     if (std::fmod(m, sub) != 0) break;
-    ConsiderAll(tiers, op, bytes, SplitInner(layout, sub), options, best, algorithm);
+    ConsiderAll(tiers, op, bytes, SplitInner(layout, sub), 1, options, best, algorithm);
   }
 }
 
@@ -190,20 +192,12 @@ Cost BestSwitched(const ClusterSpec& cluster, CollectiveOp op, double bytes, con
   switch (op) {
     case CollectiveOp::kAllReduce:
       Consider(Ring(tiers, layout, 0, bytes, bytes, 2), ring, force, &best, algorithm);
-      Consider(Tree(tiers, layout, bytes), CollectiveAlgorithm::kTree, force, &best, algorithm);
-      Consider(Nvls(tiers, layout, bytes), CollectiveAlgorithm::kNvls, force, &best, algorithm);
-      Consider(Hierarchical(tiers, layout, bytes, 2), CollectiveAlgorithm::kHierarchical, force,
-               &best, algorithm);
       break;
     case CollectiveOp::kReduceScatter:
     case CollectiveOp::kAllGather:
       Consider(Ring(tiers, layout, 0, bytes, bytes, 1), ring, force, &best, algorithm);
-      Consider(Hierarchical(tiers, layout, bytes, 1), CollectiveAlgorithm::kHierarchical, force,
-               &best, algorithm);
       break;
     case CollectiveOp::kAllToAll:
-      Consider(AllToAllSwitched(tiers, bytes, layout, options), CollectiveAlgorithm::kDirect, force,
-               &best, algorithm);
       break;
     case CollectiveOp::kBroadcast:
       // Pipelined ring broadcast: every rank forwards all S once.
@@ -215,6 +209,7 @@ Cost BestSwitched(const ClusterSpec& cluster, CollectiveOp op, double bytes, con
                algorithm);
       break;
   }
+  ConsiderAll(tiers, op, bytes, layout, 0, options, &best, algorithm);
   ConsiderSplits(cluster, op, bytes, layout, options, &best, algorithm);
   return best;
 }
