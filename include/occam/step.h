@@ -89,7 +89,9 @@ class StepModel {
   // Lower bounds for the planner, much cheaper than EvaluateQuick.
   // step_time <= EvaluateQuick(plan).step_time: the matmul, attention and
   // element-wise time of the whole model for m micro-batches spread over the
-  // pp devices, plus the fill and drain that GPipe and 1F1B cannot avoid
+  // pp devices, plus the fill and drain that GPipe and 1F1B cannot avoid,
+  // and for every device of a one-way pipeline the forward time of the
+  // chunks before its first one plus m times its own compute
   // (communication, other bubbles and the optimizer left out).
   // memory_by_zero[z] <= EvaluateQuick(plan).memory_total when plan.zero ==
   // z: the fullest device's weights, gradients and optimizer state sharded
@@ -103,6 +105,12 @@ class StepModel {
     std::array<Bytes, 4> memory_by_zero;
   };
   LowerBounds LowerBoundsFor(const PlanSpec& plan) const;
+  // A second lower bound on EvaluateQuick(plan).step_time: m times the
+  // busiest device's traffic on its busiest tp, cp or ep communicator per
+  // micro-batch. Depends on the degrees, mbs, order and mesh, not on
+  // plan.zero, hsdp or a2a_overlap; taken without recompute, it bounds
+  // every recompute policy. REQUIRES: as LowerBoundsFor.
+  Seconds LinkTimeFor(const PlanSpec& plan) const;
 
   // The pipeline of `plan` as the simulator takes it: one ChunkCost per
   // model chunk (forward, input-grad and weight-grad time of one

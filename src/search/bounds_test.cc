@@ -73,7 +73,10 @@ TEST(Bounds, MemoryShrinksWithShardingAndTimeGrowsWithBubbleAndRecompute) {
 
 // The bounds against what the planner prunes them with: the step model's
 // ranking estimate (EvaluateClosedForm), for a spread of candidates of the
-// planner's own enumeration of catalog models (every `stride`-th).
+// planner's own enumeration of catalog models (every `stride`-th), with the
+// step model's own bounds; its link time is shared by the variants that
+// differ only in ZeRO stage, HSDP, recompute and all-to-all overlap (the
+// planner computes it once for these).
 void ExpectBelowTheStepModel(const char* model_key, const char* cluster_key, int64_t chips,
                              int64_t seqs, Precision precision, int64_t stride) {
   auto model = CatalogModel(model_key);
@@ -102,6 +105,22 @@ void ExpectBelowTheStepModel(const char* model_key, const char* cluster_key, int
       ++checked;
       ASSERT_LE(b.StepTimeLowerBound(plan).value(), q.step_time.value()) << FormatPlan(plan);
       ASSERT_LE(b.MemoryLowerBound(plan).value(), q.memory_total.value()) << FormatPlan(plan);
+      const StepModel::LowerBounds own = step->LowerBoundsFor(plan);
+      ASSERT_LE(own.step_time.value(), q.step_time.value()) << FormatPlan(plan);
+      // Equal for layouts that hold nothing beyond the bound's terms: up to
+      // the summation order.
+      ASSERT_LE(own.memory_by_zero[static_cast<size_t>(plan.zero)].value(),
+                q.memory_total.value() * (1 + 1e-12))
+          << FormatPlan(plan);
+      const double link = step->LinkTimeFor(plan).value();
+      ASSERT_LE(link, q.step_time.value()) << FormatPlan(plan);
+      PlanSpec shared = plan;
+      shared.zero = 1;
+      shared.hsdp = 0;
+      shared.a2a_overlap = EpOverlap::kNone;
+      shared.recompute = Recompute::kNone;
+      shared.recompute_modules = 0;
+      ASSERT_EQ(step->LinkTimeFor(shared).value(), link) << FormatPlan(plan);
     }
   }
   EXPECT_GT(checked, 100) << model_key;

@@ -40,6 +40,13 @@ class LayoutEvaluator {
     (void)plan;
     return {};
   }
+  // A lower bound on Quick(plan)'s step time in seconds shared by the
+  // variants that differ only in ZeRO stage, HSDP, recompute and all-to-all
+  // overlap (0 when unknown).
+  virtual double LinkSeconds(const PlanSpec& plan) const {
+    (void)plan;
+    return 0;
+  }
 };
 
 }  // namespace occam::search

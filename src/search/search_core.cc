@@ -47,11 +47,22 @@ struct PairBound {
   std::array<double, 4> memory{};
 };
 
+// The evaluator's link bound of one (micro-batch size, rank order, torus
+// mapping) variant of a shape: ZeRO stage, HSDP, recompute and all-to-all
+// overlap share it.
+struct LinkBound {
+  int64_t mbs = 0;
+  std::vector<Axis> order;
+  TorusMapping mesh = TorusMapping::kLinear;
+  double seconds = 0;
+};
+
 // What the search knows of a shape before evaluating any of its layouts.
 struct ShapeInfo {
   int64_t candidates = 0;
   double bound = kInf;  // least step bound over inner variants that pass the memory bound
   std::vector<PairBound> pairs;
+  std::vector<LinkBound> links;
 
   const PairBound* Find(const PlanSpec& p) const {
     for (const PairBound& b : pairs) {
@@ -60,6 +71,18 @@ struct ShapeInfo {
       }
     }
     return nullptr;
+  }
+  const LinkBound* FindLink(const PlanSpec& p) const {
+    for (const LinkBound& b : links) {
+      if (b.mbs == p.mbs && b.mesh == p.mesh && b.order == p.order) return &b;
+    }
+    return nullptr;
+  }
+  // The step-time bound of `p`: its pair's and its link's, whichever is larger.
+  double StepBound(const PlanSpec& p) const {
+    const PairBound* b = Find(p);
+    const LinkBound* l = FindLink(p);
+    return std::max(b != nullptr ? b->seconds : 0.0, l != nullptr ? l->seconds : 0.0);
   }
 };
 
@@ -88,8 +111,12 @@ ShapeInfo Prepare(const Context& ctx, const Shape& shape, int64_t candidates) {
           plan.mbs, plan.recompute, plan.recompute_modules,
           std::max(ctx.bounds.StepTimeLowerBound(plan).value(), b.step_seconds), b.memory_bytes});
     }
+    if (info.FindLink(plan) == nullptr) {
+      info.links.push_back(
+          LinkBound{plan.mbs, plan.order, plan.mesh, ctx.evaluator.LinkSeconds(plan)});
+    }
     if (MemoryBound(ctx, info, plan) > ctx.bounds.capacity()) continue;
-    info.bound = std::min(info.bound, info.Find(plan)->seconds);
+    info.bound = std::min(info.bound, info.StepBound(plan));
   }
   return info;
 }
@@ -108,8 +135,7 @@ void VisitCandidate(const Context& ctx, const ShapeInfo& info, const PlanSpec& p
       t.min_memory[cat] = std::min(t.min_memory[cat], mem.value());
       return;
     }
-    const PairBound* b = info.Find(plan);
-    if (b != nullptr && b->seconds > std::min(prune_above, out.ranking.PruneAbove(cat))) {
+    if (info.StepBound(plan) > std::min(prune_above, out.ranking.PruneAbove(cat))) {
       ++t.pruned_bound;
       return;
     }

@@ -27,6 +27,9 @@ class StepModelEvaluator final : public LayoutEvaluator {
     }
     return out;
   }
+  double LinkSeconds(const PlanSpec& plan) const override {
+    return step_.LinkTimeFor(plan).value();
+  }
 
  private:
   const StepModel& step_;

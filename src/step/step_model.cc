@@ -5,6 +5,7 @@
 #include <limits>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "occam/schedule_traits.h"
 #include "step/pipeline_timing.h"
@@ -109,6 +110,10 @@ Seconds Compute(const step_internal::Seg& s) { return s.cf + s.cb + s.cw; }
 // head's device, as RunCore counts them; under other schedules (whose
 // simulated peaks may differ from the closed forms) at least one micro-batch
 // of one of its chunks, which a backward pass needs stored.
+// Fill: device d can start no earlier than micro-batch 0 has crossed the
+// chunks before its first one (one-way schedules: DualPipe feeds both ends;
+// ZB-V left out, below),
+// so the step is at least that forward time plus m times its compute.
 // BlockSeg's compute and activations depend on the plan's degrees, tokens
 // and lambda only: with every rank group of size one its collectives cost
 // nothing, so the segments below are RunCore's without communication.
@@ -133,7 +138,16 @@ StepModel::LowerBounds StepModel::LowerBoundsFor(const PlanSpec& plan) const {
   const double dense_shards = static_cast<double>(plan.dp * plan.cp);
   const double expert_shards =
       static_cast<double>(std::max<int64_t>(plan.tp * plan.cp * plan.dp / (plan.ep * plan.etp), 1));
-  Seconds compute;
+  // Forward time of one micro-batch through each chunk, for the fill.
+  std::vector<Seconds> forward(static_cast<size_t>(segs.chunks));
+  for (int64_t chunk = 0; chunk < segs.chunks; ++chunk) {
+    forward[static_cast<size_t>(chunk)] = step_internal::ChunkSeg(segs, impl.work, chunk).cf;
+  }
+  // ZB-V's closed form counts no bubble at all (BubbleTime, Qi et al.'s
+  // idealisation): the bound stays below the estimate the planner ranks with.
+  const bool one_way =
+      TraitsOf(plan.schedule).parameter_copies == 1 && plan.schedule != Schedule::kZbV;
+  Seconds compute, filled;
   LowerBounds out;
   out.memory_by_zero.fill(Bytes(0));
   // Schedules whose in-flight count is their definition (every simulator of
@@ -144,16 +158,25 @@ StepModel::LowerBounds StepModel::LowerBoundsFor(const PlanSpec& plan) const {
     Bytes act, least(std::numeric_limits<double>::infinity());
     double dense = 0, expert = 0;
     bool head = false;
+    Seconds mine;
+    int64_t first_chunk = segs.chunks;
     for (int64_t k = 0; k < per; ++k) {
       const int64_t chunk = step_internal::ChunkOf(plan, d, k);
+      first_chunk = std::min(first_chunk, chunk);
       const step_internal::Seg s = step_internal::ChunkSeg(segs, impl.work, chunk);
-      compute += w * Compute(s);
+      mine += w * Compute(s);
       act += w * s.act;
       least = std::min(least, s.act);
       dense += s.params_dense;
       expert += s.params_expert;
       head = head || chunk == segs.chunks - 1;
     }
+    compute += mine;
+    Seconds start;
+    for (int64_t chunk = 0; one_way && chunk < first_chunk; ++chunk) {
+      start += forward[static_cast<size_t>(chunk)];
+    }
+    filled = Max(filled, start + m * mine);
     Bytes held = defined ? step_internal::InFlight(plan, d, m, all_forward_first) * act : least;
     if (head && defined) held += segs.logits * (all_forward_first ? m : 1.0);
     const StateBytesPerParam state = TrainingStateBytes(impl.job);
@@ -171,8 +194,49 @@ StepModel::LowerBounds StepModel::LowerBoundsFor(const PlanSpec& plan) const {
   if (plan.pp > 1 && (plan.schedule == Schedule::kGpipe || plan.schedule == Schedule::k1F1B)) {
     bound = std::max(bound, compute / (1.0 - std::pow(1.0 - 1.0 / m, p)));
   }
-  out.step_time = bound;
+  // GPipe and 1F1B: the closed form above already holds the fill.
+  out.step_time = plan.schedule == Schedule::kGpipe || plan.schedule == Schedule::k1F1B
+                      ? bound
+                      : Max(bound, filled);
   return out;
+}
+
+// Every window of a pass hides at most its compute (Exposed: compute +
+// exposed >= the window's communication), so a device's time per
+// micro-batch is at least its traffic on any one tensor-, context- or
+// expert-parallel communicator (one communicator runs its collectives one
+// after another), and the step at least m times the busiest device's. The
+// traffic is taken without recompute (full or module recompute repeats
+// collectives, never removes one) and without an all-to-all overlap method
+// (two-batch overlap issues the same bytes in two halves); ZeRO stage and
+// HSDP do not touch these groups.
+Seconds StepModel::LinkTimeFor(const PlanSpec& given) const {
+  const Impl& impl = *impl_;
+  PlanSpec plan = given;
+  plan.a2a_overlap = EpOverlap::kNone;
+  plan.recompute = Recompute::kNone;
+  plan.recompute_modules = 0;
+  step_internal::PlanContext c;
+  step_internal::InitContext(impl, plan, c);
+  const step_internal::PlanSegs segs = step_internal::BuildSegs(impl, c);
+  const double m =
+      static_cast<double>(impl.job.global_batch_seqs) / static_cast<double>(plan.dp * plan.mbs);
+  const int64_t per = step_internal::ChunksPerDevice(plan);
+  const double w =
+      per == 2 ? 1.0 / static_cast<double>(TraitsOf(plan.schedule).parameter_copies) : 1.0;
+  Seconds busiest;
+  for (int64_t d = 0; d < plan.pp; ++d) {
+    step_internal::AxisTimes link{};
+    for (int64_t k = 0; k < per; ++k) {
+      const step_internal::Seg s =
+          step_internal::ChunkSeg(segs, impl.work, step_internal::ChunkOf(plan, d, k));
+      for (int a : {step_internal::kAxTp, step_internal::kAxCp, step_internal::kAxEp}) {
+        link[static_cast<size_t>(a)] += w * s.total[static_cast<size_t>(a)];
+      }
+    }
+    for (const Seconds t : link) busiest = Max(busiest, t);
+  }
+  return m * busiest;
 }
 
 Result<Estimate> StepModel::Evaluate(const PlanSpec& plan) const {

@@ -204,8 +204,39 @@ TEST(StepModel, PipelineForHasOneChunkPerModelChunk) {
 }
 
 // LowerBoundsFor: never above the step time or memory, the same for every ZeRO
-// stage and axis order, and for 1F1B at least the fill/drain closed form
+// stage, axis order and all-to-all overlap method, and for 1F1B at least the fill/drain closed form
 // sum_d t_d / (1 - (1 - 1/m)^p) derived in step_model.cc.
+// The link bound is the estimate's own per-step traffic of the busiest
+// communicator (pp = 1: one device), the same for every recompute, ZeRO and
+// overlap choice, and never above the step.
+TEST(LinkTimeFor, IsTheBusiestCommunicatorsTraffic) {
+  const ModelSpec model = *CatalogModel("deepseek-v2-lite");
+  const ClusterSpec cluster = *CatalogCluster("h100", 64);
+  JobSpec job = Job(4096, 64);
+  job.moe_imbalance = 1.2;
+  const StepModel sm = std::move(StepModel::Create(model, cluster, job)).value();
+  const PlanSpec plan = *ParsePlan("tp=1,dp=64,ep=64,zero=1,mbs=1");
+  const Estimate est = *sm.Evaluate(plan);
+  double busiest = 0;
+  for (const char* axis : {"tp", "cp", "ep"}) {
+    double sum = 0;
+    for (const TimeItem& item : est.breakdown) {
+      if (item.axis == axis) sum += item.total.value();
+    }
+    busiest = std::max(busiest, sum);
+  }
+  ASSERT_GT(busiest, 0);
+  const double link = sm.LinkTimeFor(plan).value();
+  EXPECT_NEAR(link, busiest, 1e-9 * busiest);
+  for (const char* text : {"tp=1,dp=64,ep=64,zero=3,mbs=1,recompute=full",
+                           "tp=1,dp=64,ep=64,zero=2,mbs=1,a2a_overlap=tbo"}) {
+    const PlanSpec other = *ParsePlan(text);
+    ASSERT_TRUE(ValidatePlan(model, cluster, job, other).ok()) << text;
+    EXPECT_EQ(sm.LinkTimeFor(other).value(), link) << text;
+    EXPECT_LE(link, sm.EvaluateQuick(other).step_time.value()) << text;
+  }
+}
+
 TEST(LowerBoundsFor, NeverExceedsTheStepAndIgnoresShardingAndOrder) {
   const ModelSpec model = *CatalogModel("deepseek-v2-lite");
   const ClusterSpec cluster = *CatalogCluster("h100", 64);
@@ -232,6 +263,7 @@ TEST(LowerBoundsFor, NeverExceedsTheStepAndIgnoresShardingAndOrder) {
       PlanSpec z = plan;
       z.zero = zero;
       z.order = {Axis::kTp, Axis::kCp, Axis::kDp, Axis::kEp, Axis::kPp};
+      z.a2a_overlap = zero % 2 == 0 ? EpOverlap::kTwoBatch : EpOverlap::kSharedExpert;
       EXPECT_EQ(sm.LowerBoundsFor(z).step_time.value(), bound) << text << " zero " << zero;
       if (ValidatePlan(model, cluster, job, z).ok()) {
         EXPECT_LE(bound, sm.EvaluateQuick(z).step_time.value()) << text << " zero " << zero;
