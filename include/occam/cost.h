@@ -143,6 +143,8 @@ struct ActivationOptions {
   bool flash_attention = true;  // scores are recomputed in backward, not stored (Dao et al. 2022)
   // JobSpec::moe_probs_in_activation: the routed copy keeps no expert output.
   bool moe_probs_in_activation = false;
+  // JobSpec::eager_autograd: the gated activation's intermediates are saved.
+  bool eager_autograd = false;
 };
 
 // The options a job implies (JobSpec::attention, JobSpec::dropout).
@@ -245,8 +247,10 @@ struct LossMemory {
 };
 // logit_bytes: the micro-batch's logits on the chip at 2 + 4 B each;
 // hidden_bytes: its final hidden states (tokens x h at 16 bits); chunks:
-// JobSpec::loss_chunks; fused: JobSpec::fused_cross_entropy.
-LossMemory LossBytes(double logit_bytes, double hidden_bytes, int64_t chunks, bool fused);
+// JobSpec::loss_chunks; fused: JobSpec::fused_cross_entropy; compiled:
+// JobSpec::compiled_loss (ignored when fused).
+LossMemory LossBytes(double logit_bytes, double hidden_bytes, int64_t chunks, bool fused,
+                     bool compiled);
 
 // Stored activations of one block for one micro-batch on one chip, bytes.
 // tokens = b*s/cp on this chip's sequence shard; `lambda` scales the routed

@@ -79,6 +79,10 @@ struct ModelSpec {
   int64_t learned_positions = 0;  // GPT-2 position table rows (0 = RoPE)
   int64_t mtp_layers = 0;         // DeepSeek multi-token-prediction modules
   NormKind norm = NormKind::kRmsNorm;
+  // gpt-oss's clamped SwiGLU (gate and linear halves clamped to +-7,
+  // glu = x * sigmoid(1.702 x), out = glu * (linear + 1)): more element-wise
+  // steps, so more tensors saved under eager autograd (JobSpec::eager_autograd).
+  bool clamped_swiglu = false;
 };
 
 // ----------------------------------------------------------------- chip ---
@@ -184,6 +188,18 @@ struct JobSpec {
   // pred.float() (torchtitan components/loss.py), whose log-softmax backward
   // holds three fp32 copies of the logits (doc/cost-model.md §3).
   bool fused_cross_entropy = true;
+  // The unfused loss runs under torch.compile (torchtitan's
+  // build_cross_entropy_loss compiles it when training.compile is set,
+  // components/loss.py since April 2025): Inductor fuses the fp32 cast,
+  // log-softmax and NLL, saves only the 16-bit logits (and a per-token
+  // log-sum-exp) and writes the 16-bit logit gradient in one kernel
+  // (doc/cost-model.md §3). Job key compiled_loss; no effect when fused.
+  bool compiled_loss = false;
+  // The blocks run as eager PyTorch ops (no torch.compile, no fused
+  // activation kernel): autograd saves each element-wise op's own inputs, so
+  // the gated activation keeps its intermediates beside its inputs and
+  // output (doc/cost-model.md §3). Job key eager_autograd.
+  bool eager_autograd = false;
   // The loss runs over the micro-batch's tokens in this many chunks, each
   // chunk's head GEMM, cross entropy and backward before the next
   // (torchtitan ChunkedLossWrapper, components/loss.py, Config.num_chunks;

@@ -129,6 +129,24 @@ int64_t AddMlp(const ModelSpec& m, int64_t f, bool bias, GemmWork& g, double* ac
   return p;
 }
 
+// Bytes per element of the gated MLP's width f that eager autograd saves
+// beyond the 3f of a fused activation (gate and up outputs, the second GEMM's
+// input; Megatron-Core's fused bias_swiglu saves its 2f input). torchtitan's
+// eager SwiGLU, w2(F.silu(w1(x)) * w3(x)) (models/llama3/model/model.py;
+// F.silu(_grouped_mm(x, w1)) * _grouped_mm(x, w3) in its MoE experts):
+// silu's backward takes its input, the product saves both operands (silu's
+// output the extra one), w2 its input: 4f. gpt-oss's clamped SwiGLU
+// (torchtitan models/gpt_oss/moe.py swiglu): the clamps keep the 2f GEMM
+// output (their input, through its strided views), then x_glu, the
+// sigmoid's output, out_glu and the clamped linear half are saved by their
+// products and the result by the second GEMM: 2f + 5f = 7f. None under
+// torch.compile (the partitioner recomputes element-wise ops) or ungated
+// MLPs (not modelled).
+double EagerGateBytes(const ModelSpec& m, const ActivationOptions& o) {
+  if (!o.eager_autograd || !m.gated_mlp) return 0.0;
+  return kAct * (m.clamped_swiglu ? 4.0 : 1.0);
+}
+
 // Operator-level selective checkpointing (torchtitan's "op" policy:
 // SelectiveAC in torchtitan/distributed/activation_checkpoint.py,
 // LambdaLabsML/torchtitan at 0f3ad91c; _save_list in
@@ -162,6 +180,7 @@ int64_t AddMoe(const ModelSpec& m, const ActivationOptions& o, BlockWork& b) {
   for (int64_t i = 0; i < e.num_shared_experts; ++i) {
     p += AddMlp(m, e.shared_expert_ffn, false, b.mlp, &b.act.mlp_tp, &b.act.mlp_tp_fp8,
                 &b.elementwise_bytes);
+    b.act.mlp_tp += EagerGateBytes(m, o) * static_cast<double>(e.shared_expert_ffn);
   }
   b.act.tp_sharded += b.act.mlp_tp;
   b.act.fp8_tp_sharded += b.act.mlp_tp_fp8;
@@ -172,6 +191,7 @@ int64_t AddMoe(const ModelSpec& m, const ActivationOptions& o, BlockWork& b) {
   double ew_copy = 0;
   const int64_t one = AddMlp(m, e.expert_ffn, e.expert_bias, b.expert, &b.act.per_expert_copy,
                              &b.act.fp8_per_expert_copy, &ew_copy);
+  b.act.per_expert_copy += EagerGateBytes(m, o) * static_cast<double>(e.expert_ffn);
   // The activation's output is the second expert GEMM's input (moe_act
   // discards it); its inputs are the first GEMM's outputs.
   const double fe = static_cast<double>(e.expert_ffn);
@@ -217,6 +237,7 @@ BlockWork BuildBlock(const ModelSpec& model, bool moe, double span,
   } else {
     p += AddMlp(model, model.ffn_hidden, model.mlp_bias, b.mlp, &b.act.mlp_tp, &b.act.mlp_tp_fp8,
                 &b.elementwise_bytes);
+    b.act.mlp_tp += EagerGateBytes(model, options) * static_cast<double>(model.ffn_hidden);
     b.act.tp_sharded += b.act.mlp_tp;
     b.act.fp8_tp_sharded += b.act.mlp_tp_fp8;
   }

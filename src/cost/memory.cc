@@ -218,8 +218,27 @@ double LossTransientBytes(double held_logit_bytes) {
   return held_logit_bytes * (3.0 * kFp32Bytes - held) / held;
 }
 
-LossMemory LossBytes(double logit_bytes, double hidden_bytes, int64_t chunks, bool fused) {
-  if (chunks <= 1) return {logit_bytes, fused ? 0.0 : LossTransientBytes(logit_bytes)};
+namespace {
+
+// Bytes held between the loss's forward and backward (`held`) and added
+// while its backward runs (`peak`) for logits stored at 2 + 4 B each.
+LossMemory WholeLoss(double logit_bytes, bool fused, bool compiled) {
+  if (fused) return {logit_bytes, 0.0};
+  if (!compiled) return {logit_bytes, LossTransientBytes(logit_bytes)};
+  // Compiled (Inductor): the partitioner saves the 16-bit logits, not an
+  // fp32 tensor (min-cut recomputation of the cast and exp,
+  // torch/_functorch/partitioners.py), and the backward writes the 16-bit
+  // logit gradient from them in one fused kernel: 2 B held and 2 B more
+  // per logit.
+  const double bf16 = logit_bytes * kActivationBytes / (kActivationBytes + kFp32Bytes);
+  return {bf16, bf16};
+}
+
+}  // namespace
+
+LossMemory LossBytes(double logit_bytes, double hidden_bytes, int64_t chunks, bool fused,
+                     bool compiled) {
+  if (chunks <= 1) return WholeLoss(logit_bytes, fused, compiled);
   // torchtitan ChunkedLossWrapper (components/loss.py): the hidden states
   // are split along the tokens; each chunk runs the head, the loss and their
   // backward before the next, so one chunk's logits are alive at a time and
@@ -227,11 +246,10 @@ LossMemory LossBytes(double logit_bytes, double hidden_bytes, int64_t chunks, bo
   // are written into an fp32 buffer of the whole micro-batch
   // (GradAccumulator, dtype float32), cast to the hidden states' 16-bit
   // dtype and saved for the decoder's backward.
-  const double chunk = logit_bytes / static_cast<double>(chunks);
+  const LossMemory chunk = WholeLoss(logit_bytes / static_cast<double>(chunks), fused, compiled);
   LossMemory m;
   m.held = hidden_bytes;
-  m.peak = chunk + (fused ? 0.0 : LossTransientBytes(chunk)) +
-           hidden_bytes * kFp32Bytes / kActivationBytes;
+  m.peak = chunk.held + chunk.peak + hidden_bytes * kFp32Bytes / kActivationBytes;
   return m;
 }
 

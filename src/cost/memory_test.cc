@@ -67,14 +67,28 @@ TEST(Memory, LossPeakIsThreeFp32CopiesOfTheLogits) {
 TEST(Memory, ChunkedLossHoldsOneChunkOfLogits) {
   const double tokens = 8192, vocab = 151936, h = 2048, n = 8;
   const double logit_bytes = 6.0 * tokens * vocab, hidden_bytes = 2.0 * tokens * h;
-  const LossMemory whole = LossBytes(logit_bytes, hidden_bytes, 0, false);
+  const LossMemory whole = LossBytes(logit_bytes, hidden_bytes, 0, false, false);
   EXPECT_DOUBLE_EQ(whole.held + whole.peak, 12.0 * tokens * vocab);
-  EXPECT_DOUBLE_EQ(LossBytes(logit_bytes, hidden_bytes, 1, true).peak, 0.0);
-  const LossMemory chunked = LossBytes(logit_bytes, hidden_bytes, 8, false);
+  EXPECT_DOUBLE_EQ(LossBytes(logit_bytes, hidden_bytes, 1, true, false).peak, 0.0);
+  const LossMemory chunked = LossBytes(logit_bytes, hidden_bytes, 8, false, false);
   EXPECT_DOUBLE_EQ(chunked.held, 2.0 * tokens * h);
   EXPECT_DOUBLE_EQ(chunked.peak, 12.0 * tokens / n * vocab + 4.0 * tokens * h);
-  const LossMemory fused = LossBytes(logit_bytes, hidden_bytes, 8, true);
+  const LossMemory fused = LossBytes(logit_bytes, hidden_bytes, 8, true, false);
   EXPECT_DOUBLE_EQ(fused.peak, 6.0 * tokens / n * vocab + 4.0 * tokens * h);
+}
+
+// Compiled (Inductor), the unfused loss keeps only the 16-bit logits (2 B
+// each) and its backward writes their 16-bit gradient (2 B more); fused
+// wins over compiled.
+TEST(Memory, CompiledLossKeepsTheSixteenBitLogitsAndTheirGradient) {
+  const double tokens = 8192, vocab = 128256, h = 4096, n = 8;
+  const double logit_bytes = 6.0 * tokens * vocab, hidden_bytes = 2.0 * tokens * h;
+  const LossMemory whole = LossBytes(logit_bytes, hidden_bytes, 0, false, true);
+  EXPECT_DOUBLE_EQ(whole.held, 2.0 * tokens * vocab);
+  EXPECT_DOUBLE_EQ(whole.held + whole.peak, 4.0 * tokens * vocab);
+  const LossMemory chunked = LossBytes(logit_bytes, hidden_bytes, 8, false, true);
+  EXPECT_DOUBLE_EQ(chunked.peak, 4.0 * tokens / n * vocab + 4.0 * tokens * h);
+  EXPECT_DOUBLE_EQ(LossBytes(logit_bytes, hidden_bytes, 0, true, true).held, logit_bytes);
 }
 
 // Operator-level selective checkpointing on a Mixtral 8x7B MoE block (h
@@ -316,6 +330,38 @@ TEST(Memory, Bf16TrainingStateIsEightBytesPerParameter) {
   JobSpec grads = job;
   grads.bf16_gradients = false;
   EXPECT_DOUBLE_EQ(TrainingStateBytes(grads).grad, 4);
+}
+
+// Eager autograd (torchtitan without torch.compile) saves SiLU's output
+// beside its input and the up projection: one more f-wide 16-bit tensor per
+// token in a dense SwiGLU block (split over tp), four more per routed copy
+// for gpt-oss's clamped SwiGLU (7f saved against 3f).
+TEST(Memory, EagerAutogradKeepsTheGatedActivationsIntermediates) {
+  const ModelSpec llama = testing::Llama8B();
+  const double tokens = 8192, s = 8192, f = 14336;
+  const ActivationOptions eager{.eager_autograd = true};
+  const ModelWork fused_w = BuildModelWork(llama, 8192, ActivationOptions{});
+  const ModelWork eager_w = BuildModelWork(llama, 8192, eager);
+  for (int64_t t : {1, 4}) {
+    const double fused =
+        BlockActivationBytes(fused_w.dense, fused_w, tokens, s, t, true, Recompute::kNone, 1.0);
+    const double eager_bytes =
+        BlockActivationBytes(eager_w.dense, eager_w, tokens, s, t, true, Recompute::kNone, 1.0);
+    EXPECT_DOUBLE_EQ(eager_bytes - fused, tokens * 2.0 * f / static_cast<double>(t));
+    // Full recompute keeps only the block input either way.
+    EXPECT_DOUBLE_EQ(
+        BlockActivationBytes(eager_w.dense, eager_w, tokens, s, t, true, Recompute::kFull, 1.0),
+        BlockActivationBytes(fused_w.dense, fused_w, tokens, s, t, true, Recompute::kFull, 1.0));
+  }
+  ModelSpec oss = testing::GptOss120B();
+  oss.clamped_swiglu = true;
+  const ModelWork a = BuildModelWork(oss, 8192, ActivationOptions{});
+  const ModelWork b = BuildModelWork(oss, 8192, eager);
+  const double fe = 2880, k = 4;
+  EXPECT_DOUBLE_EQ(b.moe.act.per_expert_copy - a.moe.act.per_expert_copy, 4.0 * 2.0 * fe);
+  EXPECT_DOUBLE_EQ(BlockActivationBytes(b.moe, b, tokens, s, 1, false, Recompute::kNone, 1.0) -
+                       BlockActivationBytes(a.moe, a, tokens, s, 1, false, Recompute::kNone, 1.0),
+                   tokens * k * 4.0 * 2.0 * fe);
 }
 
 }  // namespace

@@ -104,6 +104,7 @@ ActivationOptions ActivationOptionsOf(const JobSpec& job) {
   o.dropout = job.dropout;
   o.flash_attention = job.attention == AttentionImpl::kFlash;
   o.moe_probs_in_activation = job.moe_probs_in_activation;
+  o.eager_autograd = job.eager_autograd;
   return o;
 }
 

@@ -70,6 +70,35 @@ TEST(ReadTorchtitan, Llama70BToml) {
   EXPECT_EQ(l->job.seq_len, 8192);
 }
 
+// [compile]: enable false runs the blocks and the loss eagerly; enable true
+// compiles components ["model", "loss"] unless set (torchtitan
+// config/job_config.py, class Compile); components ["loss"] leaves the
+// blocks eager.
+TEST(ReadTorchtitan, CompileSettingsReachTheJob) {
+  const std::string text = Read("torchtitan-llama3-70b.toml");
+  const std::string off = "[compile]\nenable = false";
+  ASSERT_NE(text.find(off), std::string::npos);
+  auto job_of = [&](const std::string& compile) {
+    std::string t = text;
+    t.replace(t.find(off), off.size(), compile);
+    auto f = ParseFrameworkFile(Framework::kTorchtitan, t, "compile.toml");
+    EXPECT_TRUE(f.ok()) << f.status().message();
+    auto model = ModelFromFile(*f);
+    auto l = ResolveFrameworkFile(*f, *model, *CatalogCluster("h100", 64), JobSpec{});
+    EXPECT_TRUE(l.ok()) << l.status().message();
+    return l->job;
+  };
+  const JobSpec eager = job_of(off);
+  EXPECT_TRUE(eager.eager_autograd);
+  EXPECT_FALSE(eager.compiled_loss);
+  const JobSpec both = job_of("[compile]\nenable = true");
+  EXPECT_FALSE(both.eager_autograd);
+  EXPECT_TRUE(both.compiled_loss);
+  const JobSpec loss = job_of("[compile]\nenable = true\ncomponents = [\"loss\"]");
+  EXPECT_TRUE(loss.eager_autograd);
+  EXPECT_TRUE(loss.compiled_loss);
+}
+
 // One v5p slice of 2048 chips: ici_fsdp -1 fills 2048; batch 2048 * 8.
 TEST(ReadMaxText, DeepSeekV3Yaml) {
   auto f = Parse(Framework::kMaxText, "maxtext-deepseek3-671b.yml");

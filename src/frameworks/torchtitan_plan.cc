@@ -198,6 +198,17 @@ Result<ImportedLayout> TorchtitanResolve(const FrameworkFile& f, const Ctx& c) {
   // torchtitan's loss: PyTorch cross_entropy on the fp32 logits
   // (components/loss.py), not a fused kernel.
   j.fused_cross_entropy = false;
+  // torch.compile: compile.enable with compile.components, ["model",
+  // "loss"] unless set (torchtitan config/job_config.py, class Compile).
+  // A compiled loss keeps its 16-bit logits only; uncompiled blocks run as
+  // eager ops (doc/cost-model.md §3).
+  bool compile = false;
+  if (Value(f, "compile.enable")) {
+    OCCAM_ASSIGN_OR_RETURN(compile, BoolValue(f, "compile.enable"));
+  }
+  const std::string parts = Value(f, "compile.components").value_or("model,loss");
+  j.compiled_loss = compile && parts.find("loss") != std::string::npos;
+  j.eager_autograd = !compile || parts.find("model") == std::string::npos;
   const bool tokens = Value(f, "training.num_tokens_per_microbatch_per_dp_rank") ||
                       Value(f, "training.max_context_length");
   OCCAM_ASSIGN_OR_RETURN(j.seq_len,

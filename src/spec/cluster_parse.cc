@@ -201,6 +201,8 @@ Result<JobSpec> ParseJob(std::string_view text, std::string_view origin) {
                                      "overlap_grad_reduce",
                                      "tp_comm_overlap",
                                      "fused_cross_entropy",
+                                     "compiled_loss",
+                                     "eager_autograd",
                                      "moe_host_sync",
                                      "fsdp_per_tensor",
                                      "fsdp_overlap",
@@ -251,6 +253,8 @@ Result<JobSpec> ParseJob(std::string_view text, std::string_view origin) {
   OCCAM_ASSIGN_OR_RETURN(job.overlap_grad_reduce, n.Bool("overlap_grad_reduce", true));
   OCCAM_ASSIGN_OR_RETURN(job.tp_comm_overlap, n.Bool("tp_comm_overlap", false));
   OCCAM_ASSIGN_OR_RETURN(job.fused_cross_entropy, n.Bool("fused_cross_entropy", true));
+  OCCAM_ASSIGN_OR_RETURN(job.compiled_loss, n.Bool("compiled_loss", false));
+  OCCAM_ASSIGN_OR_RETURN(job.eager_autograd, n.Bool("eager_autograd", false));
   OCCAM_ASSIGN_OR_RETURN(job.moe_host_sync, n.Bool("moe_host_sync", true));
   OCCAM_ASSIGN_OR_RETURN(job.fsdp_per_tensor, n.Bool("fsdp_per_tensor", false));
   OCCAM_ASSIGN_OR_RETURN(job.fsdp_overlap, n.Bool("fsdp_overlap", true));

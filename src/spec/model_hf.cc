@@ -146,7 +146,8 @@ Status ReadMixtral(const Node& n, ModelSpec& m) {
 }
 
 // gpt-oss: biased attention (q/k/v/o), router with bias, experts with
-// biases (transformers modeling_gpt_oss.py).
+// biases and the clamped SwiGLU (swiglu_limit; transformers
+// modeling_gpt_oss.py).
 Status ReadGptOss(const Node& n, ModelSpec& m) {
   MoeSpec moe;
   OCCAM_ASSIGN_OR_RETURN(moe.num_experts, IntAtLeast(n, "num_local_experts", 1));
@@ -157,6 +158,7 @@ Status ReadGptOss(const Node& n, ModelSpec& m) {
   moe.router_bias = true;
   moe.expert_bias = true;
   m.moe = moe;
+  m.clamped_swiglu = true;
   return Status::Ok();
 }
 

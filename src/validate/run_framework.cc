@@ -174,6 +174,38 @@ void SetStatedLossChunks(const std::string& text, JobSpec* job,
   }
 }
 
+// YYYYMM of the run's date (YYYY alone: month 0); 0 when undated.
+int RunMonth(const PublishedRun& run) {
+  const int year = RunYear(run);
+  const int month = run.date && run.date->size() >= 7 ? std::stoi(run.date->substr(5, 2)) : 0;
+  return year * 100 + month;
+}
+
+// torchtitan under torch.compile (the run's precision states it). The
+// blocks: compiled unless the run says only the loss was; otherwise eager
+// PyTorch ops (JobSpec::eager_autograd). The loss: torchtitan's train.py
+// left it uncompiled until build_cross_entropy_loss compiled it with
+// training.compile (components/loss.py, commit bbb1b61 of 2025-04-02; at
+// 9dec370 of December 2024 the compile call is commented out), so it is
+// compiled where the run states so or is dated from April 2025 on.
+void SetStatedTorchtitanCompile(const PublishedRun& run, JobSpec* job,
+                                std::vector<std::pair<std::string, std::string>>* filled) {
+  if (!Has(Lower(run.source), "torchtitan")) return;
+  const std::string p = Lower(run.precision.value_or(std::string()));
+  const bool compile = Has(p, "torch.compile");
+  const bool loss_only = Has(p, "compile of the loss");
+  job->eager_autograd = !compile || loss_only;
+  constexpr int kLossCompiledFrom = 202504;
+  const bool dated = RunMonth(run) >= kLossCompiledFrom;
+  job->compiled_loss = compile && (loss_only || Has(p, "and loss") || dated);
+  if (compile && !loss_only && !Has(p, "and loss") && dated) {
+    Fill(filled, "job.compiled_loss",
+         "true (torch.compile stated on a torchtitan dated " + *run.date +
+             ": build_cross_entropy_loss compiles the loss with training.compile since "
+             "2025-04, components/loss.py)");
+  }
+}
+
 // torchtitan's training.dtype "bfloat16" keeps the parameters, their
 // gradients and the optimizer's moments (created like the parameters) in
 // BF16 with no fp32 master: 8 B per parameter (doc/cost-model.md §3).
@@ -205,6 +237,7 @@ void SetStatedJobSettings(const PublishedRun& run, JobSpec* job,
   // torchtitan computes the loss with PyTorch's cross_entropy on the fp32
   // logits (components/loss.py), not a fused kernel.
   if (Has(Lower(run.source), "torchtitan")) job->fused_cross_entropy = false;
+  SetStatedTorchtitanCompile(run, job, filled);
   SetStatedLossChunks(text, job, filled);
   SetStatedStatePrecision(run, job, filled);
 }

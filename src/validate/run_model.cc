@@ -133,6 +133,7 @@ void SetMlp(const RunArch& a, ModelSpec* m,
   const std::string act = Lower(a.ffn_activation.value_or(""));
   if (a.ffn_activation) {
     m->gated_mlp = Has(act, "glu");
+    m->clamped_swiglu = m->gated_mlp && Has(act, "clamped");
   } else {
     // MoE families in the file all use gated experts; dense GPTs GeLU.
     m->gated_mlp = a.moe.has_value();
