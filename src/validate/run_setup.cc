@@ -216,9 +216,19 @@ void SetZero(const PublishedRun& run, const FrameworkDefaults& d, RunSetup* s) {
   }
   s->open.zero = true;
   const int first = d.zero.value_or(0);
+  const std::vector<int> offered = ZeroStagesOffered(run, s->framework);
   s->order.zero = {first};
   for (int z : {1, 3}) {
-    if (z > first) s->order.zero.push_back(z);
+    if (z > first && std::count(offered.begin(), offered.end(), z) > 0) {
+      s->order.zero.push_back(z);
+    }
+  }
+  if (std::count(offered.begin(), offered.end(), 3) == 0) {
+    std::string stages;
+    for (int z : s->order.zero) stages += (stages.empty() ? "" : ", ") + std::to_string(z);
+    Fill(&s->filled, "parallel.zero stages",
+         stages + " (" + run.framework.value_or("") + " of " + run.date.value_or("") +
+             " had no fully sharded data parallelism; src/validate/run_framework.cc)");
   }
   s->order.zero_follows_pp = d.fsdp_keeps_weights_under_pp;
 }

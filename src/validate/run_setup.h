@@ -126,6 +126,10 @@ void SetDatedDefaults(const PublishedRun& run, JobSpec* job,
                       std::vector<std::pair<std::string, std::string>>* filled);
 void SetStatedJobSettings(const PublishedRun& run, JobSpec* job,
                           std::vector<std::pair<std::string, std::string>>* filled);
+// The ZeRO stages (0..3) `framework` offered at the run's `date` (all for
+// undated runs; src/validate/run_framework.cc): unstated stages are filled
+// only from these.
+std::vector<int> ZeroStagesOffered(const PublishedRun& run, Framework framework);
 // The ZeRO stage a Megatron-family run's stated flags imply when it states
 // none (--overlap-param-gather needs the distributed optimizer), or nullopt.
 std::optional<int> ZeroImpliedByFlags(const PublishedRun& run, Framework framework);
