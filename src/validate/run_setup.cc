@@ -317,6 +317,12 @@ Status BuildPlan(const PublishedRun& run, RunSetup* s) {
   SetZero(run, d, s);
   SetRecompute(run, d, s);
   plan.sp = p.sp.value_or(true);
+  if (p.sp.value_or(false) && s->open.tp) {
+    s->min_tp = 2;
+    Fill(&s->filled, "parallel.tp range",
+         ">= 2 (the stated sequence parallelism splits the sequence over the tensor-parallel "
+         "group, Korthikanti et al. 2022 section 4.2.2)");
+  }
   if (!p.sp && (plan.tp > 1 || s->open.tp)) {
     Fill(&s->filled, "parallel.sp", "true (sequence parallel with tp; Megatron-Core default)");
   }
