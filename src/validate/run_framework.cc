@@ -143,6 +143,19 @@ void SetDatedDeepSpeedZero(const PublishedRun& run, JobSpec* job,
   Fill(filled, "job.fsdp_overlap", "false" + why + "overlap_comm default false)");
 }
 
+// DeepSpeed's ZeRO keeps the model's gradients in the 16-bit training dtype
+// (param.grad of the fp16 / bf16 parameters) and reduce-scatters them as
+// they are (_reduce_scatter_gradient, deepspeed/runtime/zero/partition_parameters.py
+// of v0.3.13); the fp32 copy exists only for the rank's optimizer partition.
+void SetDeepSpeedGradients(const PublishedRun& run, JobSpec* job,
+                           std::vector<std::pair<std::string, std::string>>* filled) {
+  if (!DeepSpeedZero(run)) return;
+  job->bf16_gradients = true;
+  Fill(filled, "job.gradients",
+       "16-bit (DeepSpeed ZeRO: the fp16/bf16 param.grad is what it reduces; "
+       "partition_parameters.py _reduce_scatter_gradient)");
+}
+
 void SetDatedDefaults(const PublishedRun& run, JobSpec* job,
                       std::vector<std::pair<std::string, std::string>>* filled) {
   const int year = RunYear(run);
@@ -209,6 +222,7 @@ void SetStatedJobSettings(const PublishedRun& run, JobSpec* job,
   if (Has(Lower(run.source), "torchtitan")) job->fused_cross_entropy = false;
   SetStatedLossChunks(text, job, filled);
   SetStatedStatePrecision(run, job, filled);
+  SetDeepSpeedGradients(run, job, filled);
 }
 
 // The run's date as a month count (year * 12 + month - 1); a date that

@@ -77,6 +77,12 @@ TEST(RunFramework, DeepSpeedZero3Of2021IssuesPerTensorCollectivesOnTheComputeStr
   EXPECT_FALSE(ds->job.fsdp_overlap);
   EXPECT_TRUE(HasFilled(ds->filled, "job.fsdp_per_tensor"));
   EXPECT_TRUE(HasFilled(ds->filled, "job.fsdp_overlap"));
+  // DeepSpeed's ZeRO reduces the 16-bit param.grad itself.
+  EXPECT_TRUE(ds->job.bf16_gradients);
+  EXPECT_TRUE(HasFilled(ds->filled, "job.gradients"));
+  auto megatron = BuildRunSetup(BundledRun("narayanan2021_t2_ptdp_174.6B_384gpu"));
+  ASSERT_TRUE(megatron.ok()) << megatron.status().message();
+  EXPECT_FALSE(megatron->job.bf16_gradients);
   // The framework field alone says DeepSpeed as well.
   PublishedRun named = BundledRun("narayanan2021_t2_zero3_174.6B_768gpu");
   named.framework = "deepspeed";
