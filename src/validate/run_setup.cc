@@ -227,8 +227,8 @@ void SetZero(const PublishedRun& run, const FrameworkDefaults& d, RunSetup* s) {
     std::string stages;
     for (int z : s->order.zero) stages += (stages.empty() ? "" : ", ") + std::to_string(z);
     Fill(&s->filled, "parallel.zero stages",
-         stages + " (" + run.framework.value_or("") + " of " + run.date.value_or("") +
-             " had no fully sharded data parallelism; src/validate/run_framework.cc)");
+         stages + " (the ZeRO stages " + run.framework.value_or("") + " had at " +
+             run.date.value_or("") + ": no fully sharded data parallelism yet; ZeroStagesOffered)");
   }
   s->order.zero_follows_pp = d.fsdp_keeps_weights_under_pp;
 }
