@@ -5,11 +5,23 @@
 #include <cstdint>
 
 #include "occam/collective.h"
+#include "occam/element_bytes.h"
 #include "occam/spec.h"
 #include "occam/units.h"
 #include "step/write_once_table.h"
 
 namespace occam::step_internal {
+
+// Bytes per parameter that a gradient reduction (all-reduce, reduce-scatter)
+// moves: the gradients in the dtype the job holds them. fp32 main gradients
+// by default (Megatron's distributed-optimizer convention, element_bytes.h);
+// 16-bit when the job keeps 16-bit gradients (JobSpec::bf16_gradients:
+// DeepSpeed's ZeRO reduce-scatters the fp16 param.grad itself,
+// _reduce_scatter_gradient in deepspeed/runtime/zero/partition_parameters.py
+// of v0.3.13; torchtitan training.dtype bfloat16). doc/cost-model.md §5.
+inline double GradReduceBytesPerParam(const JobSpec& job) {
+  return job.bf16_gradients ? kBf16GradBytesPerParam : kGradBytesPerParam;
+}
 
 struct CommCost {
   Seconds time;

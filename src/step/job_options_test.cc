@@ -251,5 +251,35 @@ TEST(JobOptions, Zero3OnTheComputeStreamIsAllExposed) {
   }
 }
 
+TEST(JobOptions, GradientReductionsMoveTheGradientsInTheirOwnDtype) {
+  // ZeRO-3: per micro-batch and block, the reduce-scatter moves 2 B per
+  // parameter instead of 4 B when the job keeps 16-bit gradients (DeepSpeed's
+  // fp16 param.grad).
+  const Zero3Case z;
+  const double m = 2, layers = 4;
+  const RankGroup dp{16, 1};
+  const double block = BuildModelWork(z.model, 2048).dense.params_dense;
+  auto rs = [&](double bytes) {
+    return EstimateCollective(z.cluster, CollectiveOp::kReduceScatter, Bytes(bytes), dp)
+        .time.value();
+  };
+  const double expected = m * layers * (rs(4 * block) - rs(2 * block));
+  const TimeItem fp32 = z.Fsdp(false, true);
+  const TimeItem bf16 = ItemWith(
+      z.model, z.cluster, z.job, z.plan, [](JobSpec& j) { j.bf16_gradients = true; }, "dp", "fsdp");
+  EXPECT_GT(expected, 0.0);
+  // The blocks' share exactly; the embedding and head units shrink as well.
+  EXPECT_GT(fp32.total.value() - bf16.total.value(), expected * (1 - 1e-9));
+  // ZeRO-1: the once-per-step gradient reduce-scatter of the whole stage.
+  const std::string zero1 = "tp=1,pp=1,dp=16,zero=1,mbs=1,recompute=full";
+  const TimeItem g32 = ItemWith(
+      z.model, z.cluster, z.job, zero1, [](JobSpec&) {}, "dp", "gradient");
+  const TimeItem g16 = ItemWith(
+      z.model, z.cluster, z.job, zero1, [](JobSpec& j) { j.bf16_gradients = true; }, "dp",
+      "gradient");
+  EXPECT_GT(g16.total.value(), 0.0);
+  EXPECT_LT(g16.total.value(), g32.total.value());
+}
+
 }  // namespace
 }  // namespace occam

@@ -290,8 +290,11 @@ void AddFsdp(const PlanContext& c, const FsdpUnits& u, Seg& s, Hide& h) {
   Seconds ag, rs;
   for (int i = 0; i < u.size; ++i) {
     const FsdpUnits::Unit& x = u.units[static_cast<size_t>(i)];
-    ag += x.count * c.Comm(CollectiveOp::kAllGather, Bytes(x.params * 2.0), x.group).time;
-    rs += x.count * c.Comm(CollectiveOp::kReduceScatter, Bytes(x.params * 4.0), x.group).time;
+    ag += x.count *
+          c.Comm(CollectiveOp::kAllGather, Bytes(x.params * kWeightBytesPerParam), x.group).time;
+    rs += x.count * c.Comm(CollectiveOp::kReduceScatter,
+                           Bytes(x.params * GradReduceBytesPerParam(*c.job)), x.group)
+                        .time;
   }
   s.total[kAxFsdp] += 2 * ag + rs;
   auto& f = c.job->fsdp_overlap ? h.f : s.exp_f;

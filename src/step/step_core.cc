@@ -207,8 +207,8 @@ void DataParallelTail(const PlanContext& c, const DeviceResult& dev, const Devic
     if (p.hsdp > 0 && p.hsdp < c.dense_dp.size) {
       // HSDP: replicas all-reduce their gradient shard once per step.
       const RankGroup rep{c.dense_dp.size / p.hsdp, c.fsdp_dense.stride * p.hsdp, p.mesh};
-      put(out.dp_grad, CollectiveOp::kAllReduce, kGradBytesPerParam * dev.params_dense / p.hsdp,
-          rep, t.b + t.w);
+      put(out.dp_grad, CollectiveOp::kAllReduce,
+          GradReduceBytesPerParam(*c.job) * dev.params_dense / p.hsdp, rep, t.b + t.w);
     }
     return;
   }
@@ -220,9 +220,10 @@ void DataParallelTail(const PlanContext& c, const DeviceResult& dev, const Devic
   // each bucket in every backward); ZeRO-0/1 accumulate the full gradient and
   // reduce once per step.
   const double times = p.zero == 2 ? out.m : 1.0;
-  put(out.dp_grad, grad_op, kGradBytesPerParam * dev.params_dense, c.dense_dp, t.b + t.w, times);
-  put(out.edp_grad, grad_op, kGradBytesPerParam * dev.params_expert, c.groups.edp, t.b + t.w,
-      times);
+  put(out.dp_grad, grad_op, GradReduceBytesPerParam(*c.job) * dev.params_dense, c.dense_dp,
+      t.b + t.w, times);
+  put(out.edp_grad, grad_op, GradReduceBytesPerParam(*c.job) * dev.params_expert, c.groups.edp,
+      t.b + t.w, times);
   if (p.zero >= 1) {
     put(out.dp_gather, CollectiveOp::kAllGather, kWeightBytesPerParam * dev.params_dense,
         c.dense_dp, t.f);

@@ -2,7 +2,9 @@
 // defaults of the framework it states (`framework`), of the software
 // generation it ran on (by its `date`), and the settings it states in free
 // text. Rules and sources: doc/validation.md ("Unstated fields").
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "validate/run_setup.h"
 #include "validate/run_text.h"
@@ -141,6 +143,19 @@ void SetDatedDeepSpeedZero(const PublishedRun& run, JobSpec* job,
   Fill(filled, "job.fsdp_overlap", "false" + why + "overlap_comm default false)");
 }
 
+// DeepSpeed's ZeRO keeps the model's gradients in the 16-bit training dtype
+// (param.grad of the fp16 / bf16 parameters) and reduce-scatters them as
+// they are (_reduce_scatter_gradient, deepspeed/runtime/zero/partition_parameters.py
+// of v0.3.13); the fp32 copy exists only for the rank's optimizer partition.
+void SetDeepSpeedGradients(const PublishedRun& run, JobSpec* job,
+                           std::vector<std::pair<std::string, std::string>>* filled) {
+  if (!DeepSpeedZero(run)) return;
+  job->bf16_gradients = true;
+  Fill(filled, "job.gradients",
+       "16-bit (DeepSpeed ZeRO: the fp16/bf16 param.grad is what it reduces; "
+       "partition_parameters.py _reduce_scatter_gradient)");
+}
+
 void SetDatedDefaults(const PublishedRun& run, JobSpec* job,
                       std::vector<std::pair<std::string, std::string>>* filled) {
   const int year = RunYear(run);
@@ -240,6 +255,42 @@ void SetStatedJobSettings(const PublishedRun& run, JobSpec* job,
   SetStatedTorchtitanCompile(run, job, filled);
   SetStatedLossChunks(text, job, filled);
   SetStatedStatePrecision(run, job, filled);
+  SetDeepSpeedGradients(run, job, filled);
+}
+
+// The run's date as a month count (year * 12 + month - 1); a date that
+// names only its year counts as that year's December, so that a capability
+// is withheld only from runs certainly older than it. nullopt: undated.
+std::optional<int> RunMonth(const PublishedRun& run) {
+  const int year = RunYear(run);
+  if (year == 0) return std::nullopt;
+  int month = 12;
+  if (run.date->size() >= 7 && (*run.date)[4] == '-') month = std::stoi(run.date->substr(5, 2));
+  return year * 12 + month - 1;
+}
+
+// ZeRO stages a framework could run at the run's date, read in its history:
+// Megatron-LM's data parallelism was plain (stage 0) until the distributed
+// optimizer (ZeRO-1-like; --use-distributed-optimizer, merged to main
+// 2022-06-08, commit d07d29df14 "distrib-opt-nodupe") and had no fully
+// sharded data parallelism (ZeRO-3) until PyTorch FSDP2 support
+// (--use-torch-fsdp2, megatron/core/distributed/torch_fully_sharded_data_parallel.py,
+// merged 2024-11-13, commit e1993fa6f7; first released in Megatron-Core
+// 0.10.0); Megatron-Core 0.8.0 (2024-07) had neither FSDP2 nor its own FSDP
+// (megatron/core/distributed/custom_fsdp, 2025-02). Other frameworks, and
+// undated runs: every stage.
+std::vector<int> ZeroStagesOffered(const PublishedRun& run, Framework framework) {
+  const std::optional<int> month = RunMonth(run);
+  if (framework != Framework::kMegatronLm || !month) return {0, 1, 2, 3};
+  constexpr int kDistributedOptimizer = 2022 * 12 + 5;  // 2022-06
+  constexpr int kTorchFsdp2 = 2024 * 12 + 10;           // 2024-11
+  std::vector<int> stages = {0};
+  if (*month >= kDistributedOptimizer) stages.push_back(1);
+  if (*month >= kTorchFsdp2) {
+    stages.push_back(2);
+    stages.push_back(3);
+  }
+  return stages;
 }
 
 // Megatron-LM rejects --overlap-param-gather without the distributed

@@ -5,6 +5,7 @@
 
 #include <tuple>
 #include <utility>
+#include <vector>
 
 #include "validate/run_setup.h"
 #include "validate/run_test_util.h"
@@ -76,6 +77,12 @@ TEST(RunFramework, DeepSpeedZero3Of2021IssuesPerTensorCollectivesOnTheComputeStr
   EXPECT_FALSE(ds->job.fsdp_overlap);
   EXPECT_TRUE(HasFilled(ds->filled, "job.fsdp_per_tensor"));
   EXPECT_TRUE(HasFilled(ds->filled, "job.fsdp_overlap"));
+  // DeepSpeed's ZeRO reduces the 16-bit param.grad itself.
+  EXPECT_TRUE(ds->job.bf16_gradients);
+  EXPECT_TRUE(HasFilled(ds->filled, "job.gradients"));
+  auto megatron = BuildRunSetup(BundledRun("narayanan2021_t2_ptdp_174.6B_384gpu"));
+  ASSERT_TRUE(megatron.ok()) << megatron.status().message();
+  EXPECT_FALSE(megatron->job.bf16_gradients);
   // The framework field alone says DeepSpeed as well.
   PublishedRun named = BundledRun("narayanan2021_t2_zero3_174.6B_768gpu");
   named.framework = "deepspeed";
@@ -98,11 +105,12 @@ TEST(RunFramework, DeepSpeedZero3Of2021IssuesPerTensorCollectivesOnTheComputeStr
 }
 
 TEST(RunFramework, DefaultsFillWhatTheRunLeavesUnstated) {
-  // Megatron-LM: plain data parallelism first, no recompute first, 1F1B.
+  // Megatron-LM: plain data parallelism first (and only, in 2021: no
+  // distributed optimizer, no FSDP yet), no recompute first, 1F1B.
   PublishedRun r = BundledRun("narayanan2021_t2_ptdp_174.6B_384gpu");
   auto m = BuildRunSetup(r);
   ASSERT_TRUE(m.ok()) << m.status().message();
-  EXPECT_EQ(m->order.zero, (std::vector<int>{0, 1, 3}));
+  EXPECT_EQ(m->order.zero, std::vector<int>{0});
   EXPECT_EQ(m->plan.schedule, Schedule::k1F1B);
   EXPECT_FALSE(m->open.schedule);
   EXPECT_TRUE(HasFilled(m->filled, "parallel.schedule"));
@@ -222,6 +230,49 @@ TEST(RunText, NumberAfterMarker) {
   EXPECT_DOUBLE_EQ(NumberAfter("capacity_factor=2", "capacity_factor"), 2.0);
   EXPECT_DOUBLE_EQ(NumberAfter("capacity_factor none", "capacity_factor"), 0.0);
   EXPECT_DOUBLE_EQ(NumberAfter("no marker here", "capacity_factor"), 0.0);
+}
+
+TEST(RunFramework, ZeroStagesFollowWhatTheFrameworkHadAtTheRunsDate) {
+  PublishedRun r;
+  r.framework = "megatron-lm";
+  const std::vector<int> all = {0, 1, 2, 3};
+  // Before the distributed optimizer reached Megatron-LM's main (2022-06):
+  // plain data parallelism only.
+  r.date = "2021-04";
+  EXPECT_EQ(ZeroStagesOffered(r, Framework::kMegatronLm), std::vector<int>{0});
+  r.date = "2022-05";
+  EXPECT_EQ(ZeroStagesOffered(r, Framework::kMegatronLm), std::vector<int>{0});
+  // Then the distributed optimizer, and no FSDP before 2024-11.
+  r.date = "2022-06";
+  EXPECT_EQ(ZeroStagesOffered(r, Framework::kMegatronLm), (std::vector<int>{0, 1}));
+  r.date = "2024-10";
+  EXPECT_EQ(ZeroStagesOffered(r, Framework::kMegatronLm), (std::vector<int>{0, 1}));
+  r.date = "2024-11";
+  EXPECT_EQ(ZeroStagesOffered(r, Framework::kMegatronLm), all);
+  // A year alone is not certainly older than a feature of that year.
+  r.date = "2024";
+  EXPECT_EQ(ZeroStagesOffered(r, Framework::kMegatronLm), all);
+  r.date.reset();
+  EXPECT_EQ(ZeroStagesOffered(r, Framework::kMegatronLm), all);
+  // Other frameworks offer every stage at every date.
+  r.date = "2021-04";
+  EXPECT_EQ(ZeroStagesOffered(r, Framework::kDeepSpeed), all);
+  EXPECT_EQ(ZeroStagesOffered(r, Framework::kUnstated), all);
+}
+
+TEST(RunFramework, UnstatedZeroOfAMegatronRunOf2024IsNeverFsdp) {
+  auto s = BuildRunSetup(BundledRun("megatron_readme_h100_177B_strong_4608gpu"));
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_TRUE(s->open.zero);
+  EXPECT_EQ(s->order.zero, (std::vector<int>{0, 1}));
+  EXPECT_TRUE(HasFilled(s->filled, "parallel.zero stages"));
+  // Undated, the same run may shard everything.
+  PublishedRun undated = BundledRun("megatron_readme_h100_177B_strong_4608gpu");
+  undated.date.reset();
+  auto u = BuildRunSetup(undated);
+  ASSERT_TRUE(u.ok()) << u.status().message();
+  EXPECT_EQ(u->order.zero, (std::vector<int>{0, 1, 3}));
+  EXPECT_FALSE(HasFilled(u->filled, "parallel.zero stages"));
 }
 
 }  // namespace

@@ -216,9 +216,19 @@ void SetZero(const PublishedRun& run, const FrameworkDefaults& d, RunSetup* s) {
   }
   s->open.zero = true;
   const int first = d.zero.value_or(0);
+  const std::vector<int> offered = ZeroStagesOffered(run, s->framework);
   s->order.zero = {first};
   for (int z : {1, 3}) {
-    if (z > first) s->order.zero.push_back(z);
+    if (z > first && std::count(offered.begin(), offered.end(), z) > 0) {
+      s->order.zero.push_back(z);
+    }
+  }
+  if (std::count(offered.begin(), offered.end(), 3) == 0) {
+    std::string stages;
+    for (int z : s->order.zero) stages += (stages.empty() ? "" : ", ") + std::to_string(z);
+    Fill(&s->filled, "parallel.zero stages",
+         stages + " (the ZeRO stages " + run.framework.value_or("") + " had at " +
+             run.date.value_or("") + ": no fully sharded data parallelism yet; ZeroStagesOffered)");
   }
   s->order.zero_follows_pp = d.fsdp_keeps_weights_under_pp;
 }
@@ -307,6 +317,12 @@ Status BuildPlan(const PublishedRun& run, RunSetup* s) {
   SetZero(run, d, s);
   SetRecompute(run, d, s);
   plan.sp = p.sp.value_or(true);
+  if (p.sp.value_or(false) && s->open.tp) {
+    s->min_tp = 2;
+    Fill(&s->filled, "parallel.tp range",
+         ">= 2 (the stated sequence parallelism splits the sequence over the tensor-parallel "
+         "group, Korthikanti et al. 2022 section 4.2.2)");
+  }
   if (!p.sp && (plan.tp > 1 || s->open.tp)) {
     Fill(&s->filled, "parallel.sp", "true (sequence parallel with tp; Megatron-Core default)");
   }

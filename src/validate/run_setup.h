@@ -77,6 +77,11 @@ struct RunSetup {
   // Per-chip micro-batch convention (MaxText per_device_batch_size): the
   // micro-batch per data-parallel rank is then global_batch / dp.
   bool per_chip_batch = false;
+  // The smallest tensor-parallel size an open tp may take: 2 when the run
+  // states sequence parallelism, which splits the sequence over the
+  // tensor-parallel group (Korthikanti et al. 2022 §4.2.2) and is nothing
+  // without one.
+  int64_t min_tp = 1;
   // Values chosen by interpretation or convention: field -> "value (how)".
   std::vector<std::pair<std::string, std::string>> filled;
 };
@@ -126,6 +131,10 @@ void SetDatedDefaults(const PublishedRun& run, JobSpec* job,
                       std::vector<std::pair<std::string, std::string>>* filled);
 void SetStatedJobSettings(const PublishedRun& run, JobSpec* job,
                           std::vector<std::pair<std::string, std::string>>* filled);
+// The ZeRO stages (0..3) `framework` offered at the run's `date` (all for
+// undated runs; src/validate/run_framework.cc): unstated stages are filled
+// only from these.
+std::vector<int> ZeroStagesOffered(const PublishedRun& run, Framework framework);
 // The ZeRO stage a Megatron-family run's stated flags imply when it states
 // none (--overlap-param-gather needs the distributed optimizer), or nullopt.
 std::optional<int> ZeroImpliedByFlags(const PublishedRun& run, Framework framework);

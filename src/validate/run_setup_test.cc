@@ -119,5 +119,28 @@ TEST(RunSetup, UnknownSeqLenOrBatchIsASkipReason) {
   EXPECT_NE(r.status().message().find("global batch"), std::string::npos);
 }
 
+TEST(RunSetup, StatedSequenceParallelismNeedsTensorParallelism) {
+  // LLaMA-1 65B states sequence parallelism (Korthikanti et al. 2022) and
+  // leaves the degrees open: the sequence is split over the tp group, so tp
+  // is at least 2.
+  const PublishedRun& run = BundledRun("llama1_65b_2048gpu");
+  auto s = BuildRunSetup(run);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_TRUE(s->open.tp);
+  EXPECT_EQ(s->min_tp, 2);
+  EXPECT_TRUE(HasFilled(s->filled, "parallel.tp range"));
+  const ValidationReport r = ValidateRuns({run});
+  ASSERT_EQ(r.runs.size(), 1u);
+  ASSERT_TRUE(r.runs[0].predicted.has_value()) << r.runs[0].skipped_reason;
+  EXPECT_EQ(r.runs[0].plan.rfind("tp=1,", 0), std::string::npos) << r.runs[0].plan;
+  // Unstated sequence parallelism leaves tp = 1 open.
+  PublishedRun plain = run;
+  plain.parallel.sp.reset();
+  auto u = BuildRunSetup(plain);
+  ASSERT_TRUE(u.ok()) << u.status().message();
+  EXPECT_EQ(u->min_tp, 1);
+  EXPECT_FALSE(HasFilled(u->filled, "parallel.tp range"));
+}
+
 }  // namespace
 }  // namespace occam::validate

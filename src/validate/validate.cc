@@ -121,6 +121,7 @@ std::vector<Candidate> Candidates(const RunSetup& s) {
   const std::vector<int64_t> pps = o.pp ? PowersOfTwo(64) : std::vector<int64_t>{base.pp};
   std::vector<Candidate> out;
   for (int64_t tp : tps) {
+    if (tp < s.min_tp) continue;
     for (int64_t pp : pps) {
       if (n % (tp * pp * base.cp) != 0) continue;
       const int64_t dp = n / (tp * pp * base.cp);
