@@ -18,9 +18,9 @@ constexpr std::string_view kRecipeDir = "data/recipes/";
 
 // One row through spec's document reader: every key required, no other key.
 Result<RecipeRow> ParseRow(const spec::Node& row) {
-  OCCAM_RETURN_IF_ERROR(
-      row.CheckKeys({"framework", "date", "model", "chip_key", "precision", "dispatcher",
-                     "cuda_graph", "a2a_overlap", "recompute", "recipe", "pinned", "note"}));
+  OCCAM_RETURN_IF_ERROR(row.CheckKeys({"framework", "date", "model", "chip_key", "precision",
+                                       "dispatcher", "cuda_graph", "a2a_overlap", "recompute",
+                                       "grad_reduce_in_fp32", "recipe", "pinned", "note"}));
   RecipeRow r;
   OCCAM_ASSIGN_OR_RETURN(r.framework, row.String("framework"));
   OCCAM_ASSIGN_OR_RETURN(r.date, row.String("date"));
@@ -31,6 +31,7 @@ Result<RecipeRow> ParseRow(const spec::Node& row) {
   OCCAM_ASSIGN_OR_RETURN(r.cuda_graph, row.String("cuda_graph"));
   OCCAM_ASSIGN_OR_RETURN(r.a2a_overlap, row.Bool("a2a_overlap"));
   OCCAM_ASSIGN_OR_RETURN(r.recompute, row.String("recompute"));
+  OCCAM_ASSIGN_OR_RETURN(r.grad_reduce_in_fp32, row.Bool("grad_reduce_in_fp32"));
   OCCAM_ASSIGN_OR_RETURN(r.recipe, row.String("recipe"));
   OCCAM_ASSIGN_OR_RETURN(r.pinned, row.Bool("pinned"));
   OCCAM_ASSIGN_OR_RETURN(r.note, row.String("note"));
@@ -110,6 +111,13 @@ Status ApplyRecipe(const RecipeRow& row, RunSetup* s) {
     s->order.recompute = {s->plan.recompute};
     s->open.recompute = false;
     Fill(&s->filled, "parallel.recompute", row.recompute + why);
+  }
+  if (!row.grad_reduce_in_fp32) {
+    s->job.bf16_gradients = true;
+    Fill(&s->filled, "job.gradients",
+         "bf16 (grad_reduce_in_fp32 false: the main gradients kept and reduced in the 16-bit "
+         "parameter dtype)" +
+             why);
   }
   if (row.a2a_overlap && s->model.moe) {
     s->plan.a2a_overlap = EpOverlap::kCombined1F1B;

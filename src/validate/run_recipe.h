@@ -32,6 +32,9 @@ struct RecipeRow {
   std::string cuda_graph;
   bool a2a_overlap = false;
   std::string recompute;
+  // Megatron-Core grad_reduce_in_fp32: false keeps and reduces the main
+  // gradients in the 16-bit parameter dtype (job.bf16_gradients).
+  bool grad_reduce_in_fp32 = true;
   // Citation: repository, tag and commit, files and config name; whether the
   // recipe's layout is the row's (pinned) or the closest documented one, and why.
   std::string recipe;
@@ -49,7 +52,7 @@ std::optional<RecipeRow> RecipeFor(const std::vector<RecipeRow>& rows, const Pub
 
 // Fills what the recipe sets and the run leaves unstated, each listed under
 // `filled` with the recipe as the reason: the recompute policy (when the run
-// states none), the combined 1F1B EP overlap, and whether the MoE
+// states none), the combined 1F1B EP overlap, the gradient dtype, and whether the MoE
 // dispatcher's host sync remains (only a full-iteration CUDA graph removes it).
 Status ApplyRecipe(const RecipeRow& row, RunSetup* s);
 

@@ -18,7 +18,8 @@ std::string Row(const std::string& recompute, const std::string& cuda_graph, boo
   return R"([{"framework": "megatron-bridge", "date": "2026-04", "model": "m", "chip_key": "gb200",
     "precision": "MXFP8", "dispatcher": "hybridep", "cuda_graph": ")" +
          cuda_graph + R"(", "a2a_overlap": )" + (a2a ? "true" : "false") + R"(, "recompute": ")" +
-         recompute + R"(", "recipe": "r", "pinned": true, "note": "n"}])";
+         recompute + R"(", "grad_reduce_in_fp32": true, "recipe": "r", "pinned": true,
+    "note": "n"}])";
 }
 
 TEST(RunRecipe, BundledTableKeysEveryMegatronBridgeRun) {
@@ -75,6 +76,27 @@ TEST(RunRecipe, A2aOverlapAndFullIterationGraph) {
   RunSetup other = *s;
   ASSERT_TRUE(ApplyRecipe(rows->front(), &other).ok());
   EXPECT_FALSE(other.job.moe_host_sync);  // a full-iteration graph has no host round trip
+}
+
+// Every Megatron-Bridge performance recipe sets grad_reduce_in_fp32 False in
+// its family's set_*_common_configs (scripts/performance/configs/*/
+// *_llm_pretrain.py at v0.2.0 and v0.4.0): bf16 gradients, dense runs too.
+TEST(RunRecipe, FillsTheGradientDtype) {
+  for (const char* id :
+       {"mbridge_2604_gb200_llama3_70b_64gpu", "mbridge_2511_b200_gptoss_120b_bf16_64gpu"}) {
+    auto s = BuildRunSetup(BundledRun(id));
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    EXPECT_TRUE(s->job.bf16_gradients) << id;
+    EXPECT_TRUE(HasFilled(s->filled, "job.gradients")) << id;
+  }
+  auto rows = ParseRecipes(Row("none", "none", false), "t.json");
+  ASSERT_TRUE(rows.ok()) << rows.status().message();
+  auto s = BuildRunSetup(BundledRun("mbridge_2604_gb200_gptoss_120b_bf16_64gpu"));
+  ASSERT_TRUE(s.ok());
+  RunSetup other = *s;
+  other.job.bf16_gradients = false;
+  ASSERT_TRUE(ApplyRecipe(rows->front(), &other).ok());
+  EXPECT_FALSE(other.job.bf16_gradients);  // grad_reduce_in_fp32 true: fp32 gradients
 }
 
 // A stated recompute is the run's, whatever the recipe says.
