@@ -189,12 +189,17 @@ void SetStatedLossChunks(const std::string& text, JobSpec* job,
   }
 }
 
-// YYYYMM of the run's date (YYYY alone: month 0); 0 when undated.
-int RunMonth(const PublishedRun& run) {
+// The run's date as a month count (year * 12 + month - 1); a date that
+// names only its year counts as that year's December, so that a capability
+// is withheld only from runs certainly older than it. nullopt: undated.
+std::optional<int> RunMonth(const PublishedRun& run) {
   const int year = RunYear(run);
-  const int month = run.date && run.date->size() >= 7 ? std::stoi(run.date->substr(5, 2)) : 0;
-  return year * 100 + month;
+  if (year == 0) return std::nullopt;
+  int month = 12;
+  if (run.date->size() >= 7 && (*run.date)[4] == '-') month = std::stoi(run.date->substr(5, 2));
+  return year * 12 + month - 1;
 }
+
 
 // torchtitan under torch.compile (the run's precision states it). The
 // blocks: compiled unless the run says only the loss was; otherwise eager
@@ -210,8 +215,9 @@ void SetStatedTorchtitanCompile(const PublishedRun& run, JobSpec* job,
   const bool compile = Has(p, "torch.compile");
   const bool loss_only = Has(p, "compile of the loss");
   job->eager_autograd = !compile || loss_only;
-  constexpr int kLossCompiledFrom = 202504;
-  const bool dated = RunMonth(run) >= kLossCompiledFrom;
+  constexpr int kLossCompiledFrom = 2025 * 12 + 3;  // 2025-04
+  const std::optional<int> month = RunMonth(run);
+  const bool dated = month && *month >= kLossCompiledFrom;
   job->compiled_loss = compile && (loss_only || Has(p, "and loss") || dated);
   if (compile && !loss_only && !Has(p, "and loss") && dated) {
     Fill(filled, "job.compiled_loss",
@@ -256,17 +262,6 @@ void SetStatedJobSettings(const PublishedRun& run, JobSpec* job,
   SetStatedLossChunks(text, job, filled);
   SetStatedStatePrecision(run, job, filled);
   SetDeepSpeedGradients(run, job, filled);
-}
-
-// The run's date as a month count (year * 12 + month - 1); a date that
-// names only its year counts as that year's December, so that a capability
-// is withheld only from runs certainly older than it. nullopt: undated.
-std::optional<int> RunMonth(const PublishedRun& run) {
-  const int year = RunYear(run);
-  if (year == 0) return std::nullopt;
-  int month = 12;
-  if (run.date->size() >= 7 && (*run.date)[4] == '-') month = std::stoi(run.date->substr(5, 2));
-  return year * 12 + month - 1;
 }
 
 // ZeRO stages a framework could run at the run's date, read in its history:

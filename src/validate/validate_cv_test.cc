@@ -82,8 +82,15 @@ TEST(CrossValidation, HeldOutMeasurementsDoNotReachTheirOwnPredictions) {
 // ZeRO-3's per-tensor collectives on the compute stream (A100 p90 132% ->
 // 28.5%); 9.04% / 37.17% before, with the host-bound MoE dispatcher sync
 // (MoE 19.1% / 38.8%, was 23.1% / 56.7%; the p90 of all runs rose from 36.5%).
-constexpr double kMaxOosMedian = 0.091;
-constexpr double kMaxOosP90 = 0.307;
+// Now 7.21% / 31.40%: stated gradient dtypes (Megatron-Bridge recipes'
+// grad_reduce_in_fp32 = False; DeepSpeed ZeRO reduce-scatters the fp16
+// gradients) halve the gradient traffic of runs already predicted too fast
+// (B200 gpt-oss, Narayanan et al.'s ZeRO-3 rows), and Megatron-LM runs are
+// offered only the ZeRO stages of their date (median from 7.4%, p90 28.3%).
+// A fact a source states is modelled even where it moves the error up; the
+// gate follows the measurement, not the other way round.
+constexpr double kMaxOosMedian = 0.075;
+constexpr double kMaxOosP90 = 0.315;
 
 TEST(CrossValidation, OutOfSampleGateAndTheVerdictsErrorBand) {
   auto runs = BundledRuns();
