@@ -200,7 +200,6 @@ std::optional<int> RunMonth(const PublishedRun& run) {
   return year * 12 + month - 1;
 }
 
-
 // torchtitan under torch.compile (the run's precision states it). The
 // blocks: compiled unless the run says only the loss was; otherwise eager
 // PyTorch ops (JobSpec::eager_autograd). The loss: torchtitan's train.py
