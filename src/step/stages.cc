@@ -103,6 +103,12 @@ int64_t ChunksPerDevice(const PlanSpec& plan) {
   return PlanLaneChunks(plan) * t.parameter_copies;
 }
 
+double ChunkShare(const PlanSpec& plan) {
+  return ChunksPerDevice(plan) == 2
+             ? 1.0 / static_cast<double>(TraitsOf(plan.schedule).parameter_copies)
+             : 1.0;
+}
+
 int64_t SimLaneChunks(const PlanSpec& plan) {
   return TraitsOf(plan.schedule).parameter_copies > 1 ? 1 : ChunksPerDevice(plan);
 }

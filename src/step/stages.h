@@ -43,6 +43,10 @@ int64_t ChunksPerDevice(const PlanSpec& plan);
 // The simulator's chunks per device on one lane (DualPipe's second copy is a
 // second lane, so 1 there).
 int64_t SimLaneChunks(const PlanSpec& plan);
+// The share of a micro-batch each of a device's chunks carries: DualPipe's
+// micro-batches cross one of the device's two stage copies (1/2 each), every
+// other schedule's all of its chunks (1).
+double ChunkShare(const PlanSpec& plan);
 // The k-th chunk of device d (k < ChunksPerDevice).
 int64_t ChunkOf(const PlanSpec& plan, int64_t d, int64_t k);
 

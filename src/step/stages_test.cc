@@ -85,6 +85,11 @@ TEST(Chunks, PlacementPerSchedule) {
   EXPECT_EQ(ChunkOf(Pipe(4, Schedule::kZbV, 2), 0, 1), 7);  // V: device 0 holds first and last
   EXPECT_EQ(ModelChunks(Pipe(4, Schedule::kDualPipe)), 4);
   EXPECT_EQ(ChunkOf(Pipe(4, Schedule::kDualPipe), 1, 1), 2);
+  // DualPipe's two stage copies each see half the micro-batches; the V and
+  // interleaved chunks of a device each see all of them.
+  EXPECT_EQ(ChunkShare(Pipe(4, Schedule::kDualPipe)), 0.5);
+  EXPECT_EQ(ChunkShare(Pipe(4, Schedule::kZbV, 2)), 1.0);
+  EXPECT_EQ(ChunkShare(Pipe(4, Schedule::kInterleaved, 3)), 1.0);
 }
 
 TEST(InFlight, ClosedForms) {

@@ -158,9 +158,7 @@ DeviceResult Device(const PlanSegs& segs, const StepModel::Impl& impl, const Pla
                     int64_t d) {
   DeviceResult r;
   const int64_t per = ChunksPerDevice(plan);
-  // DualPipe: each micro-batch crosses one of the device's two stage copies.
-  const double w =
-      per == 2 ? 1.0 / static_cast<double>(TraitsOf(plan.schedule).parameter_copies) : 1.0;
+  const double w = ChunkShare(plan);
   bool first_two_have_embedding = false;
   for (int64_t k = 0; k < per; ++k) {
     const ChunkKey key = KeyOfChunk(segs, impl.work, ChunkOf(plan, d, k));

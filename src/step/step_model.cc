@@ -133,8 +133,7 @@ StepModel::LowerBounds StepModel::LowerBoundsFor(const PlanSpec& plan) const {
   const bool all_forward_first = impl.job.balance == BalanceMethod::kGlobalAuxLoss &&
                                  impl.model.moe.has_value() && plan.pp > 1;
   const int64_t per = step_internal::ChunksPerDevice(plan);
-  const double w =
-      per == 2 ? 1.0 / static_cast<double>(TraitsOf(plan.schedule).parameter_copies) : 1.0;
+  const double w = step_internal::ChunkShare(plan);
   const double dense_shards = static_cast<double>(plan.dp * plan.cp);
   const double expert_shards =
       static_cast<double>(std::max<int64_t>(plan.tp * plan.cp * plan.dp / (plan.ep * plan.etp), 1));
@@ -222,8 +221,7 @@ Seconds StepModel::LinkTimeFor(const PlanSpec& given) const {
   const double m =
       static_cast<double>(impl.job.global_batch_seqs) / static_cast<double>(plan.dp * plan.mbs);
   const int64_t per = step_internal::ChunksPerDevice(plan);
-  const double w =
-      per == 2 ? 1.0 / static_cast<double>(TraitsOf(plan.schedule).parameter_copies) : 1.0;
+  const double w = step_internal::ChunkShare(plan);
   Seconds busiest;
   for (int64_t d = 0; d < plan.pp; ++d) {
     step_internal::AxisTimes link{};
