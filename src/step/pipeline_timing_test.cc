@@ -73,6 +73,10 @@ TEST(PipelineTiming, ClosedFormsEqualTheSimulatorOnUniformChunks) {
   ExpectClosedFormEqualsSimulator(Schedule::kGpipe, 8, 1, 64, 1.0, 2.0, 0.0);
   ExpectClosedFormEqualsSimulator(Schedule::kInterleaved, 8, 2, 64, 1.0, 2.0, 0.0);
   ExpectClosedFormEqualsSimulator(Schedule::kZbH1, 8, 1, 64, 1.0, 1.0, 1.0);
+  // ZB-V at T_F = T_B = T_W (Qi et al.'s zero-bubble condition): the last
+  // device's wait, (p-1) forwards of a half-device chunk.
+  ExpectClosedFormEqualsSimulator(Schedule::kZbV, 8, 2, 64, 1.0, 1.0, 1.0);
+  ExpectClosedFormEqualsSimulator(Schedule::kZbV, 4, 2, 16, 2.0, 2.0, 2.0);
 }
 
 TEST(PipelineTiming, ZbVIdlesPMinusOneForwardChunks) {

@@ -161,7 +161,11 @@ Seconds BubbleTime(const PlanSpec& plan, const DeviceTimes& sum_all, const Devic
       return Max(Seconds(), sum - (crit.f + crit.b - crit.w));
     }
     case Schedule::kZbV:
-      return Seconds();  // zero bubble with m >= p (Qi et al. 2024, ZB-V)
+      // Zero bubble in the steady state (Qi et al. 2024, arXiv:2405.15362),
+      // but the last device waits for micro-batch 0 to cross the p - 1
+      // first-half chunks before it: Σ' F / 2 = (p-1) F_chunk on equal stages,
+      // what the simulator idles every device (doc/cost-model.md §7.3).
+      return (sum_all.f - crit.f) / v;
     case Schedule::kDualPipe:
       // (PP/2 - 1)(F&B + B - 3W) with F&B = F + B: DeepSeek-V3 Table 2.
       return Max(Seconds(), (p / 2 - 1) * (crit.f + 2 * crit.b - crit.w));

@@ -112,7 +112,7 @@ Seconds Compute(const step_internal::Seg& s) { return s.cf + s.cb + s.cw; }
 // of one of its chunks, which a backward pass needs stored.
 // Fill: device d can start no earlier than micro-batch 0 has crossed the
 // chunks before its first one (one-way schedules: DualPipe feeds both ends;
-// ZB-V left out, below),
+// ZB-V bounds its closed form's fill instead, below),
 // so the step is at least that forward time plus m times its compute.
 // BlockSeg's compute and activations depend on the plan's degrees, tokens
 // and lambda only: with every rank group of size one its collectives cost
@@ -142,11 +142,12 @@ StepModel::LowerBounds StepModel::LowerBoundsFor(const PlanSpec& plan) const {
   for (int64_t chunk = 0; chunk < segs.chunks; ++chunk) {
     forward[static_cast<size_t>(chunk)] = step_internal::ChunkSeg(segs, impl.work, chunk).cf;
   }
-  // ZB-V's closed form counts no bubble at all (BubbleTime, Qi et al.'s
-  // idealisation): the bound stays below the estimate the planner ranks with.
-  const bool one_way =
-      TraitsOf(plan.schedule).parameter_copies == 1 && plan.schedule != Schedule::kZbV;
-  Seconds compute, filled;
+  // ZB-V: its closed form's fill (BubbleTime: the forwards of every device
+  // but the critical one, over its two chunks) is bounded below by the same
+  // sum over every device but the one with the most forward compute.
+  const bool zbv = plan.schedule == Schedule::kZbV && !all_forward_first;
+  const bool one_way = TraitsOf(plan.schedule).parameter_copies == 1 && !zbv;
+  Seconds compute, filled, forwards, most_forward, most_compute;
   LowerBounds out;
   out.memory_by_zero.fill(Bytes(0));
   // Schedules whose in-flight count is their definition (every simulator of
@@ -157,13 +158,14 @@ StepModel::LowerBounds StepModel::LowerBoundsFor(const PlanSpec& plan) const {
     Bytes act, least(std::numeric_limits<double>::infinity());
     double dense = 0, expert = 0;
     bool head = false;
-    Seconds mine;
+    Seconds mine, mine_forward;
     int64_t first_chunk = segs.chunks;
     for (int64_t k = 0; k < per; ++k) {
       const int64_t chunk = step_internal::ChunkOf(plan, d, k);
       first_chunk = std::min(first_chunk, chunk);
       const step_internal::Seg s = step_internal::ChunkSeg(segs, impl.work, chunk);
       mine += w * Compute(s);
+      mine_forward += w * s.cf;
       act += w * s.act;
       least = std::min(least, s.act);
       dense += s.params_dense;
@@ -171,6 +173,9 @@ StepModel::LowerBounds StepModel::LowerBoundsFor(const PlanSpec& plan) const {
       head = head || chunk == segs.chunks - 1;
     }
     compute += mine;
+    forwards += mine_forward;
+    most_forward = Max(most_forward, mine_forward);
+    most_compute = Max(most_compute, mine);
     Seconds start;
     for (int64_t chunk = 0; one_way && chunk < first_chunk; ++chunk) {
       start += forward[static_cast<size_t>(chunk)];
@@ -192,6 +197,11 @@ StepModel::LowerBounds StepModel::LowerBoundsFor(const PlanSpec& plan) const {
   Seconds bound = m * compute / p;
   if (plan.pp > 1 && (plan.schedule == Schedule::kGpipe || plan.schedule == Schedule::k1F1B)) {
     bound = std::max(bound, compute / (1.0 - std::pow(1.0 - 1.0 / m, p)));
+  }
+  if (zbv && plan.pp > 1) {
+    filled = Max(filled,
+                 m * most_compute + (forwards - most_forward) /
+                                        static_cast<double>(step_internal::ChunksPerDevice(plan)));
   }
   // GPipe and 1F1B: the closed form above already holds the fill.
   out.step_time = plan.schedule == Schedule::kGpipe || plan.schedule == Schedule::k1F1B
