@@ -258,6 +258,24 @@ struct Held {
   Bytes act, extra;
 };
 
+}  // namespace
+
+// TP all-gather buffers (2 x T h), EP receive buffers (lambda k T/tp h,
+// send + receive).
+Bytes CommBuffers(const PlanContext& c) {
+  const PlanSpec& p = *c.plan;
+  double out = 0;
+  const double th = c.tokens * static_cast<double>(c.work->hidden) * kAct;
+  if (p.tp > 1) out += 2.0 * th;
+  if (p.ep > 1 && c.model->moe) {
+    out +=
+        2.0 * c.lambda * static_cast<double>(c.model->moe->top_k) * th / static_cast<double>(p.tp);
+  }
+  return Bytes(out);
+}
+
+namespace {
+
 MemoryBreakdown DeviceMemory(const PlanContext& c, const PlanSegs& segs, const DeviceResult& dev,
                              Held held, double m, bool all_forward_first) {
   const PlanSpec& p = *c.plan;
@@ -281,16 +299,9 @@ MemoryBreakdown DeviceMemory(const PlanContext& c, const PlanSegs& segs, const D
   if (dev.has_head) {
     mem.logits = segs.logits * (all_forward_first ? m : 1.0) + segs.loss_peak;
   }
-  // Routing-imbalance headroom, TP all-gather buffers (2 x T h), EP
-  // receive buffers (lambda k T/tp h, send + receive), ZeRO-3 prefetch
-  // (two gathered blocks).
-  double other = held.extra.value();
-  const double th = c.tokens * static_cast<double>(c.work->hidden) * kAct;
-  if (p.tp > 1) other += 2.0 * th;
-  if (p.ep > 1 && c.model->moe) {
-    other +=
-        2.0 * c.lambda * static_cast<double>(c.model->moe->top_k) * th / static_cast<double>(p.tp);
-  }
+  // Routing-imbalance headroom, TP / EP buffers, ZeRO-3 prefetch (two
+  // gathered blocks).
+  double other = held.extra.value() + CommBuffers(c).value();
   if (p.zero >= 3) other += FullyShardedBuffers(c, dev);
   mem.other = Bytes(other);
   return mem;

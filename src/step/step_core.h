@@ -109,6 +109,10 @@ struct ChunkKey {
 ChunkKey KeyOfChunk(const PlanSegs& segs, const ModelWork& work, int64_t c);
 Seg ChunkSegOf(const PlanSegs& segs, const ChunkKey& key);
 
+// Communication buffers every device holds: TP all-gather and EP
+// send/receive buffers (DeviceMemory's "other" besides ZeRO-3's prefetch).
+Bytes CommBuffers(const PlanContext& c);
+
 // Send/recv of one activation (or its gradient) between neighbouring
 // chunks: b*s*h*2/(cp*tp) bytes (SP) over the pp group.
 CommCost P2pOne(const StepModel::Impl& impl, const PlanContext& c);

@@ -105,11 +105,11 @@ Seconds Compute(const step_internal::Seg& s) { return s.cf + s.cb + s.cw; }
 // Memory: device d's parameters (its chunks', the tied embedding copy left
 // out) sharded as RunCore shards them, over the largest groups any order or
 // HSDP can give (dense: dp*cp ranks; experts: the edp group, whose size no
-// order changes). Activations: under GPipe and 1F1B (and all-forward-first) device d holds
-// InFlight(d) micro-batches of its chunks' bytes plus the logits on the
-// head's device, as RunCore counts them; under other schedules (whose
-// simulated peaks may differ from the closed forms) at least one micro-batch
-// of one of its chunks, which a backward pass needs stored.
+// order changes). Activations: device d holds InFlight(d) micro-batches of
+// its chunks' bytes plus the logits on the head's device and the TP / EP
+// buffers (CommBuffers), as RunCore's closed form (the planner's ranking pass)
+// counts them; InFlight without combined 1F1B's extra warm-up forward, the
+// least of the all-to-all overlap variants the bound is shared by.
 // Fill: device d can start no earlier than micro-batch 0 has crossed the
 // chunks before its first one (one-way schedules: DualPipe feeds both ends;
 // ZB-V bounds its closed form's fill instead, below),
@@ -150,12 +150,11 @@ StepModel::LowerBounds StepModel::LowerBoundsFor(const PlanSpec& plan) const {
   Seconds compute, filled, forwards, most_forward, most_compute;
   LowerBounds out;
   out.memory_by_zero.fill(Bytes(0));
-  // Schedules whose in-flight count is their definition (every simulator of
-  // them holds as many); any other holds at least one micro-batch of one chunk.
-  const bool defined = plan.pp == 1 || plan.schedule == Schedule::kGpipe ||
-                       plan.schedule == Schedule::k1F1B || all_forward_first;
+  const Bytes buffers = step_internal::CommBuffers(c);
+  PlanSpec no_overlap = plan;
+  no_overlap.a2a_overlap = EpOverlap::kNone;
   for (int64_t d = 0; d < plan.pp; ++d) {
-    Bytes act, least(std::numeric_limits<double>::infinity());
+    Bytes act;
     double dense = 0, expert = 0;
     bool head = false;
     Seconds mine, mine_forward;
@@ -167,7 +166,6 @@ StepModel::LowerBounds StepModel::LowerBoundsFor(const PlanSpec& plan) const {
       mine += w * Compute(s);
       mine_forward += w * s.cf;
       act += w * s.act;
-      least = std::min(least, s.act);
       dense += s.params_dense;
       expert += s.params_expert;
       head = head || chunk == segs.chunks - 1;
@@ -181,8 +179,8 @@ StepModel::LowerBounds StepModel::LowerBoundsFor(const PlanSpec& plan) const {
       start += forward[static_cast<size_t>(chunk)];
     }
     filled = Max(filled, start + m * mine);
-    Bytes held = defined ? step_internal::InFlight(plan, d, m, all_forward_first) * act : least;
-    if (head && defined) held += segs.logits * (all_forward_first ? m : 1.0);
+    Bytes held = step_internal::InFlight(no_overlap, d, m, all_forward_first) * act + buffers;
+    if (head) held += segs.logits * (all_forward_first ? m : 1.0);
     const StateBytesPerParam state = TrainingStateBytes(impl.job);
     for (int zero = 0; zero < 4; ++zero) {
       const StateMemory a = ShardedState(dense, zero, dense_shards, state);
@@ -211,10 +209,13 @@ StepModel::LowerBounds StepModel::LowerBoundsFor(const PlanSpec& plan) const {
 }
 
 // Every window of a pass hides at most its compute (Exposed: compute +
-// exposed >= the window's communication), so a device's time per
-// micro-batch is at least its traffic on any one tensor-, context- or
-// expert-parallel communicator (one communicator runs its collectives one
-// after another), and the step at least m times the busiest device's. The
+// exposed >= the window's communication, summed over its axes), and the
+// windows of a pass follow one another, so a device's time per micro-batch
+// is at least its tensor-, context- and expert-parallel traffic together
+// (DualPipe's paired windows too: SettlePaired), and at least its MoE
+// layers' dispatcher host time (each such forward lasts at least that, in a
+// window or after the sync), and the step at least m times the busiest
+// device's. The
 // traffic is taken without recompute (full or module recompute repeats
 // collectives, never removes one) and without an all-to-all overlap method
 // (two-batch overlap issues the same bytes in two halves); ZeRO stage and
@@ -232,17 +233,24 @@ Seconds StepModel::LinkTimeFor(const PlanSpec& given) const {
       static_cast<double>(impl.job.global_batch_seqs) / static_cast<double>(plan.dp * plan.mbs);
   const int64_t per = step_internal::ChunksPerDevice(plan);
   const double w = step_internal::ChunkShare(plan);
+  // The dispatcher's host time per MoE layer forward (layer_cost.cc AddEp,
+  // AddHostBound): the layer's forward lasts at least that long.
+  const Seconds host = impl.job.moe_host_sync && plan.ep > 1 && impl.model.moe
+                           ? Seconds(impl.cluster.chip.moe_dispatch_host_s)
+                           : Seconds();
   Seconds busiest;
   for (int64_t d = 0; d < plan.pp; ++d) {
-    step_internal::AxisTimes link{};
+    Seconds link, hosted;
     for (int64_t k = 0; k < per; ++k) {
-      const step_internal::Seg s =
-          step_internal::ChunkSeg(segs, impl.work, step_internal::ChunkOf(plan, d, k));
+      const int64_t chunk = step_internal::ChunkOf(plan, d, k);
+      const step_internal::Seg s = step_internal::ChunkSeg(segs, impl.work, chunk);
       for (int a : {step_internal::kAxTp, step_internal::kAxCp, step_internal::kAxEp}) {
-        link[static_cast<size_t>(a)] += w * s.total[static_cast<size_t>(a)];
+        link += w * s.total[static_cast<size_t>(a)];
       }
+      hosted +=
+          w * static_cast<double>(step_internal::KeyOfChunk(segs, impl.work, chunk).moe) * host;
     }
-    for (const Seconds t : link) busiest = Max(busiest, t);
+    busiest = Max(busiest, Max(link, hosted));
   }
   return m * busiest;
 }
