@@ -239,18 +239,22 @@ void DataParallelTail(const PlanContext& c, const DeviceResult& dev, const Devic
 // gathered blocks (the running one and the prefetched next) and the root
 // unit (embedding, final norm, head: FSDP2's fully_shard(model) after the
 // blocks), gathered through the whole forward on the devices that hold it.
-double FullyShardedBuffers(const PlanContext& c, const DeviceResult& dev) {
+}  // namespace
+
+Bytes FullyShardedBuffers(const PlanContext& c, double params, bool has_embedding, bool has_head) {
   const PlanSpec& p = *c.plan;
   const double tp = static_cast<double>(p.tp);
-  if (p.pp > 1) return (kBf16Bytes + kFp32Bytes) * (dev.params_dense + dev.params_expert);
+  if (p.pp > 1) return Bytes((kBf16Bytes + kFp32Bytes) * params);
   const double block =
       std::max(c.work->dense.params_dense,
                c.work->moe.params_dense + c.work->moe.params_expert / std::max<int64_t>(p.ep, 1));
   double root = 0;
-  if (dev.has_embedding) root += static_cast<double>(c.work->params_embedding);
-  if (dev.has_head) root += static_cast<double>(c.work->params_head);
-  return kBf16Bytes * (2.0 * block + root) / tp;
+  if (has_embedding) root += static_cast<double>(c.work->params_embedding);
+  if (has_head) root += static_cast<double>(c.work->params_head);
+  return Bytes(kBf16Bytes * (2.0 * block + root) / tp);
 }
+
+namespace {
 
 // Stored activations the device holds at its peak: `held_act` of them
 // balanced-routing activations, `held_extra` routing-imbalance headroom.
@@ -302,7 +306,11 @@ MemoryBreakdown DeviceMemory(const PlanContext& c, const PlanSegs& segs, const D
   // Routing-imbalance headroom, TP / EP buffers, ZeRO-3 prefetch (two
   // gathered blocks).
   double other = held.extra.value() + CommBuffers(c).value();
-  if (p.zero >= 3) other += FullyShardedBuffers(c, dev);
+  if (p.zero >= 3) {
+    other += FullyShardedBuffers(c, dev.params_dense + dev.params_expert, dev.has_embedding,
+                                 dev.has_head)
+                 .value();
+  }
   mem.other = Bytes(other);
   return mem;
 }

@@ -113,6 +113,11 @@ Seg ChunkSegOf(const PlanSegs& segs, const ChunkKey& key);
 // send/receive buffers (DeviceMemory's "other" besides ZeRO-3's prefetch).
 Bytes CommBuffers(const PlanContext& c);
 
+// Unsharded copies ZeRO-3 / FSDP holds beside its shards on a device with
+// `params` parameters (step_core.cc: gathered weights and unsharded
+// gradients under PP, else two gathered blocks and the root unit).
+Bytes FullyShardedBuffers(const PlanContext& c, double params, bool has_embedding, bool has_head);
+
 // Send/recv of one activation (or its gradient) between neighbouring
 // chunks: b*s*h*2/(cp*tp) bytes (SP) over the pp group.
 CommCost P2pOne(const StepModel::Impl& impl, const PlanContext& c);

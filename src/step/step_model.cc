@@ -106,8 +106,9 @@ Seconds Compute(const step_internal::Seg& s) { return s.cf + s.cb + s.cw; }
 // out) sharded as RunCore shards them, over the largest groups any order or
 // HSDP can give (dense: dp*cp ranks; experts: the edp group, whose size no
 // order changes). Activations: device d holds InFlight(d) micro-batches of
-// its chunks' bytes plus the logits on the head's device and the TP / EP
-// buffers (CommBuffers), as RunCore's closed form (the planner's ranking pass)
+// its chunks' bytes plus the logits on the head's device, the TP / EP
+// buffers (CommBuffers) and ZeRO-3's unsharded copies (FullyShardedBuffers),
+// as RunCore's closed form (the planner's ranking pass)
 // counts them; InFlight without combined 1F1B's extra warm-up forward, the
 // least of the all-to-all overlap variants the bound is shared by.
 // Fill: device d can start no earlier than micro-batch 0 has crossed the
@@ -185,8 +186,10 @@ StepModel::LowerBounds StepModel::LowerBoundsFor(const PlanSpec& plan) const {
     for (int zero = 0; zero < 4; ++zero) {
       const StateMemory a = ShardedState(dense, zero, dense_shards, state);
       const StateMemory b = ShardedState(expert, zero, expert_shards, state);
-      const Bytes total =
-          a.weights + a.grads + a.optimizer + b.weights + b.grads + b.optimizer + held;
+      Bytes total = a.weights + a.grads + a.optimizer + b.weights + b.grads + b.optimizer + held;
+      if (zero == 3) {
+        total += step_internal::FullyShardedBuffers(c, dense + expert, first_chunk == 0, head);
+      }
       out.memory_by_zero[static_cast<size_t>(zero)] =
           Max(out.memory_by_zero[static_cast<size_t>(zero)], total);
     }
