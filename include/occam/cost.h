@@ -278,6 +278,10 @@ double OffloadedActivationBytes(const BlockWork& block, const ModelWork& model, 
 // under Recompute::kModules.
 double ModuleRecomputeWorkBytes(const BlockWork& block, double tokens, int64_t tp, bool sp,
                                 double lambda, unsigned modules);
+// Activation gradients alive while one block's backward runs, per micro-batch:
+// the block's output and input gradients and its MLP's inner gradients.
+double BlockGradientBytes(const BlockWork& block, const ModelWork& model, double tokens, int64_t tp,
+                          bool sp, double lambda);
 
 // Training state per parameter for the job's state precisions
 // (optimizer_moments, master_weights, gradients).

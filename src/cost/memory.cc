@@ -193,6 +193,27 @@ double ModuleRecomputeWorkBytes(const BlockWork& block, double tokens, int64_t t
   return most;
 }
 
+double BlockGradientBytes(const BlockWork& block, const ModelWork& model, double tokens, int64_t tp,
+                          bool sp, double lambda) {
+  // Autograd writes each gradient in its activation's 16-bit dtype. At the
+  // block's boundary the incoming gradient of its output is alive while the
+  // gradient of its input is written (2 x 2h per token, outside the tp
+  // region). Inside, the MLP's backward is the widest step: the gradient of
+  // the second GEMM's input is alive while the element-wise backward writes
+  // the gradients of its operands (aten mul's derivative gives one per
+  // operand, tools/autograd/derivatives.yaml), as many f-wide tensors as
+  // the MLP keeps (gated: 3 x 2f, ActivationWork::mlp_tp; per routed copy
+  // act_in_copy + act_out_copy). The dense MLP (or shared experts) and the
+  // routed experts run their backward one after the other: the larger.
+  const double t = static_cast<double>(tp > 0 ? tp : 1);
+  const ActivationWork& a = block.act;
+  const double boundary =
+      2.0 * tokens * kActivationBytes * static_cast<double>(model.hidden) / (sp ? t : 1.0);
+  const double mlp = tokens * a.mlp_tp / t;
+  const double routed = tokens * block.top_k / t * lambda * (a.act_in_copy + a.act_out_copy);
+  return boundary + std::max(mlp, routed);
+}
+
 StateBytesPerParam TrainingStateBytes(const JobSpec& job) {
   StateBytesPerParam b;
   // FP32 master weight + Adam m and v, the moments in BF16 where the recipe
