@@ -248,9 +248,10 @@ struct LossMemory {
 // logit_bytes: the micro-batch's logits on the chip at 2 + 4 B each;
 // hidden_bytes: its final hidden states (tokens x h at 16 bits); chunks:
 // JobSpec::loss_chunks; fused: JobSpec::fused_cross_entropy; compiled:
-// JobSpec::compiled_loss (ignored when fused).
+// JobSpec::compiled_loss (ignored when fused); vocab_parallel: the unfused
+// loss runs on vocabulary-sharded logits (tp > 1, PyTorch's loss_parallel).
 LossMemory LossBytes(double logit_bytes, double hidden_bytes, int64_t chunks, bool fused,
-                     bool compiled);
+                     bool compiled, bool vocab_parallel = false);
 
 // Stored activations of one block for one micro-batch on one chip, bytes.
 // tokens = b*s/cp on this chip's sequence shard; `lambda` scales the routed

@@ -11,7 +11,7 @@
 namespace occam {
 
 // Half of the bundled measured-memory runs err by more than this fraction.
-inline constexpr double kMemoryErrorBand = 0.13;
+inline constexpr double kMemoryErrorBand = 0.12;
 
 // How a predicted peak compares with the usable capacity once the validated
 // error is allowed for either way.

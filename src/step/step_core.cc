@@ -86,7 +86,7 @@ PlanSegs BuildSegs(const StepModel::Impl& impl, const PlanContext& ctx) {
   s.head = HeadSeg(ctx);
   const LossMemory loss = LossBytes(
       s.head.act.value(), ctx.tokens * static_cast<double>(impl.work.hidden) * kActivationBytes,
-      impl.job.loss_chunks, impl.job.fused_cross_entropy, impl.job.compiled_loss);
+      impl.job.loss_chunks, impl.job.fused_cross_entropy, impl.job.compiled_loss, plan.tp > 1);
   s.logits = Bytes(loss.held);
   s.loss_peak = Bytes(loss.peak);
   s.head.act = Bytes();
