@@ -248,9 +248,10 @@ struct LossMemory {
 // logit_bytes: the micro-batch's logits on the chip at 2 + 4 B each;
 // hidden_bytes: its final hidden states (tokens x h at 16 bits); chunks:
 // JobSpec::loss_chunks; fused: JobSpec::fused_cross_entropy; compiled:
-// JobSpec::compiled_loss (ignored when fused).
+// JobSpec::compiled_loss (ignored when fused); vocab_parallel: the unfused
+// loss runs on vocabulary-sharded logits (tp > 1, PyTorch's loss_parallel).
 LossMemory LossBytes(double logit_bytes, double hidden_bytes, int64_t chunks, bool fused,
-                     bool compiled);
+                     bool compiled, bool vocab_parallel = false);
 
 // Stored activations of one block for one micro-batch on one chip, bytes.
 // tokens = b*s/cp on this chip's sequence shard; `lambda` scales the routed
@@ -278,6 +279,10 @@ double OffloadedActivationBytes(const BlockWork& block, const ModelWork& model, 
 // under Recompute::kModules.
 double ModuleRecomputeWorkBytes(const BlockWork& block, double tokens, int64_t tp, bool sp,
                                 double lambda, unsigned modules);
+// Activation gradients alive while one block's backward runs, per micro-batch:
+// the block's output and input gradients and its MLP's inner gradients.
+double BlockGradientBytes(const BlockWork& block, const ModelWork& model, double tokens, int64_t tp,
+                          bool sp, double lambda);
 
 // Training state per parameter for the job's state precisions
 // (optimizer_moments, master_weights, gradients).

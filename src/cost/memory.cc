@@ -193,6 +193,27 @@ double ModuleRecomputeWorkBytes(const BlockWork& block, double tokens, int64_t t
   return most;
 }
 
+double BlockGradientBytes(const BlockWork& block, const ModelWork& model, double tokens, int64_t tp,
+                          bool sp, double lambda) {
+  // Autograd writes each gradient in its activation's 16-bit dtype. At the
+  // block's boundary the incoming gradient of its output is alive while the
+  // gradient of its input is written (2 x 2h per token, outside the tp
+  // region). Inside, the MLP's backward is the widest step: the gradient of
+  // the second GEMM's input is alive while the element-wise backward writes
+  // the gradients of its operands (aten mul's derivative gives one per
+  // operand, tools/autograd/derivatives.yaml), as many f-wide tensors as
+  // the MLP keeps (gated: 3 x 2f, ActivationWork::mlp_tp; per routed copy
+  // act_in_copy + act_out_copy). The dense MLP (or shared experts) and the
+  // routed experts run their backward one after the other: the larger.
+  const double t = static_cast<double>(tp > 0 ? tp : 1);
+  const ActivationWork& a = block.act;
+  const double boundary =
+      2.0 * tokens * kActivationBytes * static_cast<double>(model.hidden) / (sp ? t : 1.0);
+  const double mlp = tokens * a.mlp_tp / t;
+  const double routed = tokens * block.top_k / t * lambda * (a.act_in_copy + a.act_out_copy);
+  return boundary + std::max(mlp, routed);
+}
+
 StateBytesPerParam TrainingStateBytes(const JobSpec& job) {
   StateBytesPerParam b;
   // FP32 master weight + Adam m and v, the moments in BF16 where the recipe
@@ -222,8 +243,20 @@ namespace {
 
 // Bytes held between the loss's forward and backward (`held`) and added
 // while its backward runs (`peak`) for logits stored at 2 + 4 B each.
-LossMemory WholeLoss(double logit_bytes, bool fused, bool compiled) {
+LossMemory WholeLoss(double logit_bytes, bool fused, bool compiled, bool vocab_parallel) {
   if (fused) return {logit_bytes, 0.0};
+  const double held = kActivationBytes + kFp32Bytes;
+  if (!compiled && vocab_parallel) {
+    // PyTorch's loss_parallel (torch/distributed/tensor/parallel/loss.py,
+    // _nll_loss_and_log_softmax_backward) fuses the NLL and log-softmax
+    // backward on the vocabulary shard as (grad_input + exp(x)) *
+    // grad_output: beside the saved fp32 log-softmax x, a zeros_like(x)
+    // gradient, exp(x) and their sum are alive before the product's
+    // operand is freed, 4 x 4 = 16 bytes per logit against the 2 + 4 held:
+    // 10 bytes more. (Megatron-Core's VocabParallelCrossEntropy works in
+    // place on its saved fp32 softmax and is a fused loss here.)
+    return {logit_bytes, logit_bytes * (4.0 * kFp32Bytes - held) / held};
+  }
   if (!compiled) return {logit_bytes, LossTransientBytes(logit_bytes)};
   // Compiled (Inductor): the partitioner saves the 16-bit logits, not an
   // fp32 tensor (min-cut recomputation of the cast and exp,
@@ -237,8 +270,8 @@ LossMemory WholeLoss(double logit_bytes, bool fused, bool compiled) {
 }  // namespace
 
 LossMemory LossBytes(double logit_bytes, double hidden_bytes, int64_t chunks, bool fused,
-                     bool compiled) {
-  if (chunks <= 1) return WholeLoss(logit_bytes, fused, compiled);
+                     bool compiled, bool vocab_parallel) {
+  if (chunks <= 1) return WholeLoss(logit_bytes, fused, compiled, vocab_parallel);
   // torchtitan ChunkedLossWrapper (components/loss.py): the hidden states
   // are split along the tokens; each chunk runs the head, the loss and their
   // backward before the next, so one chunk's logits are alive at a time and
@@ -246,7 +279,8 @@ LossMemory LossBytes(double logit_bytes, double hidden_bytes, int64_t chunks, bo
   // are written into an fp32 buffer of the whole micro-batch
   // (GradAccumulator, dtype float32), cast to the hidden states' 16-bit
   // dtype and saved for the decoder's backward.
-  const LossMemory chunk = WholeLoss(logit_bytes / static_cast<double>(chunks), fused, compiled);
+  const LossMemory chunk =
+      WholeLoss(logit_bytes / static_cast<double>(chunks), fused, compiled, vocab_parallel);
   LossMemory m;
   m.held = hidden_bytes;
   m.peak = chunk.held + chunk.peak + hidden_bytes * kFp32Bytes / kActivationBytes;

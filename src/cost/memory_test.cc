@@ -91,6 +91,40 @@ TEST(Memory, CompiledLossKeepsTheSixteenBitLogitsAndTheirGradient) {
   EXPECT_DOUBLE_EQ(LossBytes(logit_bytes, hidden_bytes, 0, true, true).held, logit_bytes);
 }
 
+// PyTorch's loss_parallel (tp > 1) computes (grad_input + exp(x)) *
+// grad_output beside the saved fp32 log-softmax x: four fp32 tensors, 16 B
+// per logit at the peak; compiled and fused losses ignore it.
+TEST(Memory, VocabParallelLossPeaksAtFourFp32Copies) {
+  const double tokens = 8192, vocab = 128256 / 8.0, h = 8192, n = 8;
+  const double logit_bytes = 6.0 * tokens * vocab, hidden_bytes = 2.0 * tokens * h;
+  const LossMemory whole = LossBytes(logit_bytes, hidden_bytes, 0, false, false, true);
+  EXPECT_DOUBLE_EQ(whole.held, logit_bytes);
+  EXPECT_DOUBLE_EQ(whole.held + whole.peak, 16.0 * tokens * vocab);
+  const LossMemory chunked = LossBytes(logit_bytes, hidden_bytes, 8, false, false, true);
+  EXPECT_DOUBLE_EQ(chunked.peak, 16.0 * tokens / n * vocab + 4.0 * tokens * h);
+  const LossMemory compiled = LossBytes(logit_bytes, hidden_bytes, 0, false, true, true);
+  EXPECT_DOUBLE_EQ(compiled.held + compiled.peak, 4.0 * tokens * vocab);
+  EXPECT_DOUBLE_EQ(LossBytes(logit_bytes, hidden_bytes, 0, true, false, true).peak, 0.0);
+}
+
+// Activation gradients during one block's backward, 16-bit: the block's
+// output and input gradients (2 x 2h per token, / tp with sequence
+// parallelism) and SwiGLU's three f-wide gradients (3 x 2f, / tp); for a
+// top-2 MoE block the routed copies' 3 x 2 f_e each (2 per token, / tp).
+TEST(Memory, BlockGradientsAreTheBoundaryAndTheMlpBackward) {
+  const ModelWork w = BuildModelWork(testing::Llama8B(), 8192, ActivationOptions{});
+  const double tokens = 16384, h = 4096, f = 14336;
+  for (int64_t t : {1, 4}) {
+    const double expected = tokens * (2.0 * 2.0 * h / t + 3.0 * 2.0 * f / t);
+    EXPECT_NEAR(BlockGradientBytes(w.dense, w, tokens, t, true, 1.0), expected, 1e-9 * expected);
+  }
+  EXPECT_NEAR(BlockGradientBytes(w.dense, w, tokens, 4, false, 1.0),
+              tokens * (2.0 * 2.0 * h + 3.0 * 2.0 * f / 4), 1e-3);
+  const ModelWork mx = BuildModelWork(testing::Mixtral8x7B(), 4096, ActivationOptions{});
+  const double expected = tokens * (2.0 * 2.0 * h + 2.0 * 3.0 * 2.0 * f);
+  EXPECT_NEAR(BlockGradientBytes(mx.moe, mx, tokens, 1, false, 1.0), expected, 1e-9 * expected);
+}
+
 // Operator-level selective checkpointing on a Mixtral 8x7B MoE block (h
 // 4096, 32 heads of 128, 8 KV heads, top-2 of 8 experts): half of the
 // attention projections' outputs q 4096, k 1024, v 1024, o 4096 (the router

@@ -86,7 +86,7 @@ PlanSegs BuildSegs(const StepModel::Impl& impl, const PlanContext& ctx) {
   s.head = HeadSeg(ctx);
   const LossMemory loss = LossBytes(
       s.head.act.value(), ctx.tokens * static_cast<double>(impl.work.hidden) * kActivationBytes,
-      impl.job.loss_chunks, impl.job.fused_cross_entropy, impl.job.compiled_loss);
+      impl.job.loss_chunks, impl.job.fused_cross_entropy, impl.job.compiled_loss, plan.tp > 1);
   s.logits = Bytes(loss.held);
   s.loss_peak = Bytes(loss.peak);
   s.head.act = Bytes();
@@ -230,6 +230,8 @@ void DataParallelTail(const PlanContext& c, const DeviceResult& dev, const Devic
   }
 }
 
+}  // namespace
+
 // Unsharded copies ZeRO-3 / FSDP holds beside its shards (doc/cost-model.md
 // §3). With a pipeline, the stage's 16-bit weights stay gathered and its
 // gradients unsharded (fp32) until the last micro-batch: torchtitan sets
@@ -239,8 +241,6 @@ void DataParallelTail(const PlanContext& c, const DeviceResult& dev, const Devic
 // gathered blocks (the running one and the prefetched next) and the root
 // unit (embedding, final norm, head: FSDP2's fully_shard(model) after the
 // blocks), gathered through the whole forward on the devices that hold it.
-}  // namespace
-
 Bytes FullyShardedBuffers(const PlanContext& c, double params, bool has_embedding, bool has_head) {
   const PlanSpec& p = *c.plan;
   const double tp = static_cast<double>(p.tp);
@@ -255,6 +255,42 @@ Bytes FullyShardedBuffers(const PlanContext& c, double params, bool has_embeddin
 }
 
 namespace {
+
+// FSDP2's gradients while the blocks' backward runs, without a pipeline
+// (with one, FullyShardedBuffers already holds the stage's unsharded
+// gradients). A block's gradients are written unsharded in the 16-bit
+// parameter dtype, then copied into a reduce-scatter input of the reduce
+// dtype (the job's gradient width: fp32 under torchtitan's
+// mixed_precision_reduce "float32") and freed; that input is kept until the
+// next block's reduce-scatter is issued (torch/distributed/fsdp/_fully_shard/
+// _fsdp_collectives.py foreach_reduce, _fsdp_param_group.py
+// reduce_scatter_state), so one block's 16-bit gradients and the previous
+// block's reduce-scatter input are alive together. The root unit
+// (embedding, final norm, head: fully_shard(model)) reduces only in the
+// final callback of the backward, so the head's 16-bit gradient, written in
+// the loss's backward, stays unsharded through the blocks' backward.
+double FullyShardedGradBuffers(const PlanContext& c, const DeviceResult& dev,
+                               const StateBytesPerParam& state) {
+  const PlanSpec& p = *c.plan;
+  if (p.pp > 1) return 0.0;
+  const double tp = static_cast<double>(p.tp);
+  const double block =
+      std::max(c.work->dense.params_dense,
+               c.work->moe.params_dense + c.work->moe.params_expert / std::max<int64_t>(p.ep, 1));
+  const double head = dev.has_head ? static_cast<double>(c.work->params_head) : 0.0;
+  return (kBf16Bytes * (block + head) + state.grad * block) / tp;
+}
+
+// Activation gradients of the device's largest block while its backward
+// runs (BlockGradientBytes).
+double GradientWork(const PlanContext& c) {
+  const PlanSpec& p = *c.plan;
+  double g = BlockGradientBytes(c.work->dense, *c.work, c.tokens, p.tp, p.sp, c.lambda);
+  if (c.model->moe) {
+    g = std::max(g, BlockGradientBytes(c.work->moe, *c.work, c.tokens, p.tp, p.sp, c.lambda));
+  }
+  return g;
+}
 
 // Stored activations the device holds at its peak: `held_act` of them
 // balanced-routing activations, `held_extra` routing-imbalance headroom.
@@ -294,14 +330,11 @@ MemoryBreakdown DeviceMemory(const PlanContext& c, const PlanSegs& segs, const D
   mem.weights = a.weights + b.weights;
   mem.grads = a.grads + b.grads;
   mem.optimizer = a.optimizer + b.optimizer;
-  mem.activations = held.act + dev.seg.act_work;
+  mem.activations = held.act;
   // Combined 1F1B: a paired layer builds the next micro-batch's activations
   // before its backward frees the previous one's (doc/cost-model.md).
   if (c.ep_window == EpWindow::kPaired && !c.dual) {
     mem.activations += segs.moe.act + segs.moe.act_extra;
-  }
-  if (dev.has_head) {
-    mem.logits = segs.logits * (all_forward_first ? m : 1.0) + segs.loss_peak;
   }
   // Routing-imbalance headroom, TP / EP buffers, ZeRO-3 prefetch (two
   // gathered blocks).
@@ -312,7 +345,19 @@ MemoryBreakdown DeviceMemory(const PlanContext& c, const PlanSegs& segs, const D
                  .value();
   }
   mem.other = Bytes(other);
-  return mem;
+  // Two moments of the backward peak: the loss's (its held tensors and
+  // working set, on the head's device) and a block's backward (the rebuilt
+  // block, its activation gradients and FSDP2's gradient buffers, with the
+  // logits of the micro-batches whose loss has not run yet). Autograd frees
+  // the loss's tensors before the blocks' backward, so the peak is the
+  // larger of the two, not their sum (doc/cost-model.md §3).
+  MemoryBreakdown loss = mem;
+  if (dev.has_head) loss.logits = segs.logits * (all_forward_first ? m : 1.0) + segs.loss_peak;
+  MemoryBreakdown blocks = mem;
+  blocks.activations += dev.seg.act_work + Bytes(GradientWork(c));
+  if (dev.has_head && all_forward_first) blocks.logits = segs.logits * (m - 1.0);
+  if (p.zero >= 3) blocks.other += Bytes(FullyShardedGradBuffers(c, dev, state));
+  return loss.total() > blocks.total() ? loss : blocks;
 }
 
 DeviceTimes TimesOf(const Seg& s) {
