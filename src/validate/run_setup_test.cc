@@ -133,6 +133,13 @@ TEST(RunSetup, StatedSequenceParallelismNeedsTensorParallelism) {
   ASSERT_EQ(r.runs.size(), 1u);
   ASSERT_TRUE(r.runs[0].predicted.has_value()) << r.runs[0].skipped_reason;
   EXPECT_EQ(r.runs[0].plan.rfind("tp=1,", 0), std::string::npos) << r.runs[0].plan;
+  // No framework stated, so ZeRO-3 is no default: it comes after every
+  // model-parallel size (Narayanan et al. 2021, takeaway 2). By hand, 16-bit
+  // weights and fp32 gradients (6 B per parameter) of 65.2B / tp: tp = 4
+  // needs 97.8 GB of the A100's 85.9 GB, tp = 8 48.9 GB, with the optimizer
+  // state (12 B) over dp = 256 another 0.4 GB (ZeRO-1; ZeRO-0 needs 147 GB).
+  EXPECT_EQ(r.runs[0].plan.rfind("tp=8,pp=1,", 0), 0u) << r.runs[0].plan;
+  EXPECT_NE(r.runs[0].plan.find("zero=1"), std::string::npos) << r.runs[0].plan;
   // Unstated sequence parallelism leaves tp = 1 open.
   PublishedRun plain = run;
   plain.parallel.sp.reset();

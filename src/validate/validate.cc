@@ -92,7 +92,12 @@ int64_t IndexIn(const std::vector<T>& order, T v) {
 }
 
 // Preference among layouts that differ only in unstated knobs
-// (doc/validation.md, "Unstated fields"): the smallest model-parallel size
+// (doc/validation.md, "Unstated fields"): fully sharded data parallelism
+// (ZeRO-3) where the framework does not default to it only after every
+// model-parallel size (Narayanan et al. 2021 takeaway 2: model parallelism
+// as large as memory needs, data parallelism to scale out; §5.2: PTD-P
+// outruns ZeRO-3 without model parallelism by 70% at 2x the GPUs), then
+// the smallest model-parallel size
 // tp*pp, tensor parallelism within the scale-up domain before pipeline
 // stages (Narayanan et al. 2021 §3.3, takeaways 1 and 2), the fewest expert
 // ranks, then the framework's defaults (ZeRO stage, recompute, schedule,
@@ -100,7 +105,9 @@ int64_t IndexIn(const std::vector<T>& order, T v) {
 std::vector<int64_t> PreferenceRank(const RunSetup& s, const PlanSpec& p, int64_t etp_choice) {
   const int64_t domain = s.cluster.tiers.empty() ? 1 : s.cluster.tiers.front().size;
   const int zero_stated = s.order.zero_follows_pp && p.zero == 2 ? 3 : p.zero;
-  return {p.tp * p.pp,
+  const bool sharded_beyond_default = zero_stated == 3 && s.order.zero.front() != 3;
+  return {sharded_beyond_default ? 1 : 0,
+          p.tp * p.pp,
           p.tp > domain ? 1 : 0,
           p.pp,
           p.ep,

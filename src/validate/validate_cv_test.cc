@@ -89,8 +89,10 @@ TEST(CrossValidation, HeldOutMeasurementsDoNotReachTheirOwnPredictions) {
 // offered only the ZeRO stages of their date (median from 7.4%, p90 28.3%).
 // A fact a source states is modelled even where it moves the error up; the
 // gate follows the measurement, not the other way round.
-constexpr double kMaxOosMedian = 0.075;
-constexpr double kMaxOosP90 = 0.315;
+// Now 7.21% / 28.32%: ZeRO-3 comes after every model-parallel size where
+// the framework does not default to it (LLaMA-1 65B -70.0% -> -16.9%).
+constexpr double kMaxOosMedian = 0.073;
+constexpr double kMaxOosP90 = 0.284;
 
 TEST(CrossValidation, OutOfSampleGateAndTheVerdictsErrorBand) {
   auto runs = BundledRuns();

@@ -28,8 +28,11 @@ namespace {
 // Re-based when DeepSpeed ZeRO-3 of 2021 got its per-tensor collectives on
 // the compute stream and the a100 row was refitted (0.89/256/768):
 // 6.18% / 31.17%.
+// Lowered when ZeRO-3 came after every model-parallel size where the
+// framework does not default to it (LLaMA-1 65B -70.0% -> -22.8%):
+// 5.30% / 28.32% (p90 28.4% before).
 constexpr double kMaxMedianError = 0.062;
-constexpr double kMaxP90Error = 0.312;
+constexpr double kMaxP90Error = 0.284;
 constexpr double kMaxKorthikantiMeanError = 0.0365;  // the acceptance bound
 constexpr int64_t kMaxSkipped = 13;
 
