@@ -121,6 +121,20 @@ void ExpectBelowTheStepModel(const char* model_key, const char* cluster_key, int
       shared.recompute = Recompute::kNone;
       shared.recompute_modules = 0;
       ASSERT_EQ(step->LinkTimeFor(shared).value(), link) << FormatPlan(plan);
+      // The search keeps one step and memory bound per (shape, mbs,
+      // recompute): every other inner choice must give the same.
+      PlanSpec sibling = plan;
+      sibling.zero = plan.zero == 3 ? 1 : 3;
+      sibling.hsdp = 0;
+      sibling.a2a_overlap = EpOverlap::kNone;
+      sibling.mesh = TorusMapping::kLinear;
+      sibling.order = {};
+      const StepModel::LowerBounds other = step->LowerBoundsFor(sibling);
+      ASSERT_EQ(other.step_time.value(), own.step_time.value()) << FormatPlan(plan);
+      for (size_t z = 0; z < own.memory_by_zero.size(); ++z) {
+        ASSERT_EQ(other.memory_by_zero[z].value(), own.memory_by_zero[z].value())
+            << FormatPlan(plan) << " zero " << z;
+      }
     }
   }
   EXPECT_GT(checked, 100) << model_key;
