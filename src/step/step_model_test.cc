@@ -240,7 +240,8 @@ TEST(LinkTimeFor, IsTheBusiestCommunicatorsTraffic) {
   job.moe_host_sync = false;
   const StepModel quiet = std::move(StepModel::Create(model, cluster, job)).value();
   double quiet_traffic = 0;
-  for (const TimeItem& item : quiet.Evaluate(plan)->breakdown) {
+  const Estimate quiet_est = *quiet.Evaluate(plan);
+  for (const TimeItem& item : quiet_est.breakdown) {
     if (item.axis == "tp" || item.axis == "cp" || item.axis == "ep") {
       quiet_traffic += item.total.value();
     }
