@@ -195,6 +195,15 @@ struct JobSpec {
   // log-sum-exp) and writes the 16-bit logit gradient in one kernel
   // (doc/cost-model.md §3). Job key compiled_loss; no effect when fused.
   bool compiled_loss = false;
+  // The pipeline runs through PyTorch's torch.distributed.pipelining
+  // (torchtitan): each stage keeps every micro-batch's stage output in
+  // fwd_cache until that micro-batch's backward, and allocates one
+  // activation and one gradient receive buffer per micro-batch for the whole
+  // step (stage.py, forward_one_chunk, _prepare_forward_infra,
+  // _prepare_backward_infra). false: Megatron-Core, which frees the sent
+  // output (deallocate_output_tensor) and receives into fresh tensors.
+  // Job key torch_pipelining (doc/cost-model.md §3); no effect without PP.
+  bool torch_pipelining = false;
   // The blocks run as eager PyTorch ops (no torch.compile, no fused
   // activation kernel): autograd saves each element-wise op's own inputs, so
   // the gated activation keeps its intermediates beside its inputs and

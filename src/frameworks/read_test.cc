@@ -90,6 +90,8 @@ TEST(ReadTorchtitan, CompileSettingsReachTheJob) {
   };
   const JobSpec eager = job_of(off);
   EXPECT_TRUE(eager.eager_autograd);
+  // torchtitan's pipeline runtime is torch.distributed.pipelining.
+  EXPECT_TRUE(eager.torch_pipelining);
   EXPECT_FALSE(eager.compiled_loss);
   const JobSpec both = job_of("[compile]\nenable = true");
   EXPECT_FALSE(both.eager_autograd);

@@ -198,6 +198,9 @@ Result<ImportedLayout> TorchtitanResolve(const FrameworkFile& f, const Ctx& c) {
   // torchtitan's loss: PyTorch cross_entropy on the fp32 logits
   // (components/loss.py), not a fused kernel.
   j.fused_cross_entropy = false;
+  // Its pipeline is torch.distributed.pipelining (stage outputs and
+  // per-micro-batch receive buffers kept, doc/cost-model.md §3).
+  j.torch_pipelining = true;
   // torch.compile: compile.enable with compile.components, ["model",
   // "loss"] unless set (torchtitan config/job_config.py, class Compile).
   // A compiled loss keeps its 16-bit logits only; uncompiled blocks run as

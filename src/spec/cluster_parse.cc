@@ -202,6 +202,7 @@ Result<JobSpec> ParseJob(std::string_view text, std::string_view origin) {
                                      "tp_comm_overlap",
                                      "fused_cross_entropy",
                                      "compiled_loss",
+                                     "torch_pipelining",
                                      "eager_autograd",
                                      "moe_host_sync",
                                      "fsdp_per_tensor",
@@ -254,6 +255,7 @@ Result<JobSpec> ParseJob(std::string_view text, std::string_view origin) {
   OCCAM_ASSIGN_OR_RETURN(job.tp_comm_overlap, n.Bool("tp_comm_overlap", false));
   OCCAM_ASSIGN_OR_RETURN(job.fused_cross_entropy, n.Bool("fused_cross_entropy", true));
   OCCAM_ASSIGN_OR_RETURN(job.compiled_loss, n.Bool("compiled_loss", false));
+  OCCAM_ASSIGN_OR_RETURN(job.torch_pipelining, n.Bool("torch_pipelining", false));
   OCCAM_ASSIGN_OR_RETURN(job.eager_autograd, n.Bool("eager_autograd", false));
   OCCAM_ASSIGN_OR_RETURN(job.moe_host_sync, n.Bool("moe_host_sync", true));
   OCCAM_ASSIGN_OR_RETURN(job.fsdp_per_tensor, n.Bool("fsdp_per_tensor", false));

@@ -281,5 +281,43 @@ TEST(JobOptions, GradientReductionsMoveTheGradientsInTheirOwnDtype) {
   EXPECT_LT(g16.total.value(), g32.total.value());
 }
 
+// PyTorch's torch.distributed.pipelining (job torch_pipelining, stage.py)
+// keeps each in-flight micro-batch's stage output (fwd_cache) and one
+// activation and one gradient receive buffer per micro-batch for the step;
+// a received activation in flight is the stored input of the stage's first
+// block. One boundary tensor B = b s h x 2 B (tp = 1). 1F1B with p = 4 and
+// m = 256 / (16 x 1) = 16 micro-batches: device d holds p - d in flight.
+TEST(JobOptions, TorchPipeliningKeepsStageOutputsAndReceiveBuffers) {
+  const ModelSpec model = testing::Gpt(24, 2048, 16, 51200);
+  const ClusterSpec cluster = testing::H100Cluster(64);
+  JobSpec job;
+  job.seq_len = 1024;
+  job.global_batch_seqs = 256;
+  const PlanSpec plan = *ParsePlan("tp=1,pp=4,dp=16,mbs=1,schedule=1f1b,recompute=full");
+  auto per_device = [&](bool torch) {
+    job.torch_pipelining = torch;
+    const auto step = StepModel::Create(model, cluster, job);
+    EXPECT_TRUE(step.ok()) << step.status().message();
+    auto r = step->Evaluate(plan);
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    return r->memory_per_device;
+  };
+  const std::vector<MemoryBreakdown> megatron = per_device(false);
+  const std::vector<MemoryBreakdown> torch = per_device(true);
+  ASSERT_EQ(megatron.size(), 4u);
+  ASSERT_EQ(torch.size(), 4u);
+  const double b = 1024.0 * kHidden * 2.0;
+  const double p = 4, m = 16;
+  for (int d = 0; d < 4; ++d) {
+    const double inflight = p - d;
+    const bool sends = d<3, receives = d> 0;
+    const double outputs = sends ? inflight * b : 0.0;
+    const double buffers = ((sends ? m : 0.0) + (receives ? m - inflight : 0.0)) * b;
+    EXPECT_NEAR(torch[d].activations.value() - megatron[d].activations.value(), outputs, 1e-6 * b)
+        << d;
+    EXPECT_NEAR(torch[d].other.value() - megatron[d].other.value(), buffers, 1e-6 * b) << d;
+  }
+}
+
 }  // namespace
 }  // namespace occam

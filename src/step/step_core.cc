@@ -132,6 +132,9 @@ struct DeviceResult {
   double params_dense = 0, params_expert = 0;  // held by the device
   bool has_head = false;
   bool has_embedding = false;
+  // Chunks (weighted by ChunkShare) that send to a next stage / receive
+  // from a previous one: torch.distributed.pipelining's buffers.
+  double sends = 0, receives = 0;
 };
 
 // What Device() depends on besides the plan: the keys of the device's
@@ -168,6 +171,8 @@ DeviceResult Device(const PlanSegs& segs, const StepModel::Impl& impl, const Pla
     r.params_expert += chunk.params_expert;
     if (key.last) r.has_head = true;
     if (key.first) r.has_embedding = true;
+    if (!key.last) r.sends += w;
+    if (!key.first) r.receives += w;
     if (k < 2 && key.first) first_two_have_embedding = true;
   }
   // Tied embeddings: the head's device keeps its own copy (Megatron-Core).
@@ -316,6 +321,34 @@ Bytes CommBuffers(const PlanContext& c) {
 
 namespace {
 
+// What PyTorch's torch.distributed.pipelining keeps beside the blocks'
+// activations (JobSpec::torch_pipelining; stage.py): forward_one_chunk puts
+// each micro-batch's stage output in fwd_cache until its backward (Megatron-
+// Core frees it after the send, deallocate_output_tensor), and
+// _prepare_forward_infra / _prepare_backward_infra allocate one activation
+// and one gradient receive buffer per micro-batch that live through the
+// step. A received activation is the stage's input, already stored by its
+// first block while the micro-batch is in flight, so only the buffers of
+// micro-batches not in flight add. `inflight`: micro-batches through all of
+// the device's chunks (held activations over one micro-batch's); the
+// per-chunk split assumes equal counts per chunk (exact for one chunk per
+// device).
+struct StageBuffers {
+  Bytes outputs, receive;
+};
+StageBuffers TorchPipeliningBuffers(const PlanContext& c, const DeviceResult& dev, double inflight,
+                                    double m) {
+  const PlanSpec& p = *c.plan;
+  if (!c.job->torch_pipelining || p.pp <= 1) return {};
+  // One boundary tensor: a micro-batch's hidden states on the chip's
+  // sequence shard (P2pOne's message).
+  const double boundary = c.tokens * static_cast<double>(c.work->hidden) * kAct /
+                          (p.sp ? static_cast<double>(p.tp) : 1.0);
+  const double in_flight = std::min(inflight, m);
+  return {Bytes(dev.sends * in_flight * boundary),
+          Bytes((dev.sends * m + dev.receives * (m - in_flight)) * boundary)};
+}
+
 MemoryBreakdown DeviceMemory(const PlanContext& c, const PlanSegs& segs, const DeviceResult& dev,
                              Held held, double m, bool all_forward_first) {
   const PlanSpec& p = *c.plan;
@@ -331,6 +364,9 @@ MemoryBreakdown DeviceMemory(const PlanContext& c, const PlanSegs& segs, const D
   mem.grads = a.grads + b.grads;
   mem.optimizer = a.optimizer + b.optimizer;
   mem.activations = held.act;
+  const double inflight = dev.seg.act > Bytes() ? held.act / dev.seg.act : 0.0;
+  const StageBuffers stage = TorchPipeliningBuffers(c, dev, inflight, m);
+  mem.activations += stage.outputs;
   // Combined 1F1B: a paired layer builds the next micro-batch's activations
   // before its backward frees the previous one's (doc/cost-model.md).
   if (c.ep_window == EpWindow::kPaired && !c.dual) {
@@ -338,7 +374,7 @@ MemoryBreakdown DeviceMemory(const PlanContext& c, const PlanSegs& segs, const D
   }
   // Routing-imbalance headroom, TP / EP buffers, ZeRO-3 prefetch (two
   // gathered blocks).
-  double other = held.extra.value() + CommBuffers(c).value();
+  double other = held.extra.value() + CommBuffers(c).value() + stage.receive.value();
   if (p.zero >= 3) {
     other += FullyShardedBuffers(c, dev.params_dense + dev.params_expert, dev.has_embedding,
                                  dev.has_head)

@@ -255,8 +255,12 @@ void SetStatedJobSettings(const PublishedRun& run, JobSpec* job,
     job->moe_imbalance = 1.0;
   }
   // torchtitan computes the loss with PyTorch's cross_entropy on the fp32
-  // logits (components/loss.py), not a fused kernel.
-  if (Has(Lower(run.source), "torchtitan")) job->fused_cross_entropy = false;
+  // logits (components/loss.py), not a fused kernel, and pipelines through
+  // torch.distributed.pipelining (its only pipeline runtime).
+  if (Has(Lower(run.source), "torchtitan")) {
+    job->fused_cross_entropy = false;
+    job->torch_pipelining = true;
+  }
   SetStatedTorchtitanCompile(run, job, filled);
   SetStatedLossChunks(text, job, filled);
   SetStatedStatePrecision(run, job, filled);

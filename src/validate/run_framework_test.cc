@@ -209,6 +209,8 @@ TEST(RunFramework, StatedChunkedLossAndBf16State) {
   EXPECT_EQ(job.loss_chunks, 8);
   EXPECT_TRUE(HasFilled(filled, "job.loss_chunks"));
   EXPECT_FALSE(job.fused_cross_entropy);
+  // torchtitan pipelines through torch.distributed.pipelining.
+  EXPECT_TRUE(job.torch_pipelining);
   EXPECT_TRUE(job.bf16_master_weights && job.bf16_gradients && job.bf16_optimizer_moments);
   r.notes = "ChunkedLossWrapper (num_chunks=16)";
   r.precision = "BF16 mixed precision (fp32 master weights, grads and AdamW moments)";
