@@ -310,7 +310,8 @@ TEST(JobOptions, TorchPipeliningKeepsStageOutputsAndReceiveBuffers) {
   const double p = 4, m = 16;
   for (int d = 0; d < 4; ++d) {
     const double inflight = p - d;
-    const bool sends = d<3, receives = d> 0;
+    const bool sends = d < 3;
+    const bool receives = d > 0;
     const double outputs = sends ? inflight * b : 0.0;
     const double buffers = ((sends ? m : 0.0) + (receives ? m - inflight : 0.0)) * b;
     EXPECT_NEAR(torch[d].activations.value() - megatron[d].activations.value(), outputs, 1e-6 * b)

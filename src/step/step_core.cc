@@ -235,6 +235,14 @@ void DataParallelTail(const PlanContext& c, const DeviceResult& dev, const Devic
   }
 }
 
+// Parameters of the largest block on one chip (the dense block, or a MoE
+// block with its experts over ep): what FSDP gathers or reduces at once.
+double LargestBlockParams(const PlanContext& c) {
+  return static_cast<double>(std::max(
+      c.work->dense.params_dense,
+      c.work->moe.params_dense + c.work->moe.params_expert / std::max<int64_t>(c.plan->ep, 1)));
+}
+
 }  // namespace
 
 // Unsharded copies ZeRO-3 / FSDP holds beside its shards (doc/cost-model.md
@@ -250,9 +258,7 @@ Bytes FullyShardedBuffers(const PlanContext& c, double params, bool has_embeddin
   const PlanSpec& p = *c.plan;
   const double tp = static_cast<double>(p.tp);
   if (p.pp > 1) return Bytes((kBf16Bytes + kFp32Bytes) * params);
-  const double block =
-      std::max(c.work->dense.params_dense,
-               c.work->moe.params_dense + c.work->moe.params_expert / std::max<int64_t>(p.ep, 1));
+  const double block = LargestBlockParams(c);
   double root = 0;
   if (has_embedding) root += static_cast<double>(c.work->params_embedding);
   if (has_head) root += static_cast<double>(c.work->params_head);
@@ -279,9 +285,7 @@ double FullyShardedGradBuffers(const PlanContext& c, const DeviceResult& dev,
   const PlanSpec& p = *c.plan;
   if (p.pp > 1) return 0.0;
   const double tp = static_cast<double>(p.tp);
-  const double block =
-      std::max(c.work->dense.params_dense,
-               c.work->moe.params_dense + c.work->moe.params_expert / std::max<int64_t>(p.ep, 1));
+  const double block = LargestBlockParams(c);
   const double head = dev.has_head ? static_cast<double>(c.work->params_head) : 0.0;
   return (kBf16Bytes * (block + head) + state.grad * block) / tp;
 }
@@ -304,6 +308,12 @@ struct Held {
 };
 
 }  // namespace
+
+Bytes BoundaryBytes(const PlanContext& c) {
+  const PlanSpec& p = *c.plan;
+  return Bytes(c.tokens * static_cast<double>(c.work->hidden) * kAct /
+               (p.sp ? static_cast<double>(p.tp) : 1.0));
+}
 
 // TP all-gather buffers (2 x T h), EP receive buffers (lambda k T/tp h,
 // send + receive).
@@ -340,10 +350,7 @@ StageBuffers TorchPipeliningBuffers(const PlanContext& c, const DeviceResult& de
                                     double m) {
   const PlanSpec& p = *c.plan;
   if (!c.job->torch_pipelining || p.pp <= 1) return {};
-  // One boundary tensor: a micro-batch's hidden states on the chip's
-  // sequence shard (P2pOne's message).
-  const double boundary = c.tokens * static_cast<double>(c.work->hidden) * kAct /
-                          (p.sp ? static_cast<double>(p.tp) : 1.0);
+  const double boundary = BoundaryBytes(c).value();
   const double in_flight = std::min(inflight, m);
   return {Bytes(dev.sends * in_flight * boundary),
           Bytes((dev.sends * m + dev.receives * (m - in_flight)) * boundary)};
@@ -402,11 +409,8 @@ DeviceTimes TimesOf(const Seg& s) {
 
 }  // namespace
 
-CommCost P2pOne(const StepModel::Impl& impl, const PlanContext& c) {
-  const PlanSpec& plan = *c.plan;
-  const Bytes bytes(c.tokens * static_cast<double>(impl.work.hidden) * kAct /
-                    (plan.sp ? static_cast<double>(plan.tp) : 1.0));
-  return c.CommOnce(CollectiveOp::kSendRecv, bytes, c.groups.pp);
+CommCost P2pOne(const PlanContext& c) {
+  return c.CommOnce(CollectiveOp::kSendRecv, BoundaryBytes(c), c.groups.pp);
 }
 
 namespace {
@@ -535,7 +539,7 @@ CoreResult RunCore(const StepModel::Impl& impl, const PlanSpec& plan, PipelineTi
   CommCost p2p_one;
   PipelineTiming sim;  // ok = false: closed forms
   if (plan.pp > 1) {
-    p2p_one = P2pOne(impl, c);
+    p2p_one = P2pOne(c);
     if (model == PipelineTimingModel::kSimulated) {
       // p2p stays out of the simulation (its fill/drain exposure is the
       // closed form below): without transfers competing for send/recv

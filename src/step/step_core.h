@@ -109,6 +109,10 @@ struct ChunkKey {
 ChunkKey KeyOfChunk(const PlanSegs& segs, const ModelWork& work, int64_t c);
 Seg ChunkSegOf(const PlanSegs& segs, const ChunkKey& key);
 
+// One micro-batch's hidden states between neighbouring chunks on this
+// chip: b*s*h*2/(cp*tp) bytes with SP, /cp without (P2pOne's message).
+Bytes BoundaryBytes(const PlanContext& c);
+
 // Communication buffers every device holds: TP all-gather and EP
 // send/receive buffers (DeviceMemory's "other" besides ZeRO-3's prefetch).
 Bytes CommBuffers(const PlanContext& c);
@@ -120,7 +124,7 @@ Bytes FullyShardedBuffers(const PlanContext& c, double params, bool has_embeddin
 
 // Send/recv of one activation (or its gradient) between neighbouring
 // chunks: b*s*h*2/(cp*tp) bytes (SP) over the pp group.
-CommCost P2pOne(const StepModel::Impl& impl, const PlanContext& c);
+CommCost P2pOne(const PlanContext& c);
 
 // How RunCore times a pipeline (pp > 1). kSimulated: the event simulator
 // through impl.pipeline_cache (bubble = makespan - m t*, p2p inside it;

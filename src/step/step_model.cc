@@ -108,9 +108,9 @@ Seconds Compute(const step_internal::Seg& s) { return s.cf + s.cb + s.cw; }
 // order changes). Activations: device d holds InFlight(d) micro-batches of
 // its chunks' bytes plus the logits on the head's device, the TP / EP
 // buffers (CommBuffers) and ZeRO-3's unsharded copies (FullyShardedBuffers),
-// as RunCore's closed form (the planner's ranking pass)
-// counts them; InFlight without combined 1F1B's extra warm-up forward, the
-// least of the all-to-all overlap variants the bound is shared by.
+// as RunCore's closed form (the planner's ranking pass) counts them;
+// InFlight without combined 1F1B's extra warm-up forward, the least of the
+// all-to-all overlap variants the bound is shared by.
 // Fill: device d can start no earlier than micro-batch 0 has crossed the
 // chunks before its first one (one-way schedules: DualPipe feeds both ends;
 // ZB-V bounds its closed form's fill instead, below),
@@ -218,8 +218,7 @@ StepModel::LowerBounds StepModel::LowerBoundsFor(const PlanSpec& plan) const {
 // (DualPipe's paired windows too: SettlePaired), and at least its MoE
 // layers' dispatcher host time (each such forward lasts at least that, in a
 // window or after the sync), and the step at least m times the busiest
-// device's. The
-// traffic is taken without recompute (full or module recompute repeats
+// device's. The traffic is taken without recompute (full or module recompute repeats
 // collectives, never removes one) and without an all-to-all overlap method
 // (two-batch overlap issues the same bytes in two halves); ZeRO stage and
 // HSDP do not touch these groups.
@@ -286,7 +285,7 @@ Result<PipelineConfig> StepModel::PipelineFor(const PlanSpec& plan) const {
   step_internal::PlanSegs paired;
   const bool pairs = step_internal::PairedSegs(*impl_, ctx, paired);
   const step_internal::PipelinePlan pp = step_internal::BuildPipelinePlan(
-      *impl_, plan, segs, step_internal::P2pOne(*impl_, ctx).time, pairs ? &paired : nullptr);
+      *impl_, plan, segs, step_internal::P2pOne(ctx).time, pairs ? &paired : nullptr);
   PipelineConfig config = pp.config;
   // The estimate runs a global-batch aux loss's pipeline as gpipe; here the
   // simulator checks the plan's own schedule and says why it cannot run.
