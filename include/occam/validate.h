@@ -213,6 +213,13 @@ struct CalibrationOverride {
 // Parses "h100.gemm_efficiency=0.72" / "tpu-v5e.dcn.efficiency=0.6".
 Result<CalibrationOverride> ParseCalibrationOverride(std::string_view text);
 
+// The caching allocator's reserved bytes above the bytes in use, a fraction
+// of the latter: one global calibration parameter, the value of
+// FitReservedOverhead on the bundled measured-memory runs (data/runs/
+// memory.json; src/validate/memory_score_test.cc checks the two agree).
+// doc/validation.md, "Memory per chip".
+inline constexpr double kMemoryReservedOverhead = 0.12;
+
 struct ValidateOptions {
   // Choose unstated knobs (micro-batch, recompute, vpp, ...) by memory. Off:
   // take the first valid candidate in the order of preference, unchecked for
@@ -224,7 +231,7 @@ struct ValidateOptions {
   // reserved bytes above those in use, as a fraction of the bytes in use
   // (doc/validation.md, "Memory per chip"). The cross-validation fits it
   // per fold on the other documents' runs.
-  double memory_reserved_overhead = 0.0;
+  double memory_reserved_overhead = kMemoryReservedOverhead;
 };
 
 // Deterministic split for calibration: a run is held out of the fit when the

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "occam/memory_error.h"
 #include "occam/search.h"
 #include "occam/validate.h"
 
@@ -111,6 +112,65 @@ TEST(CrossValidation, OutOfSampleGateAndTheVerdictsErrorBand) {
   EXPECT_LE(r.all.p90, kMaxOosP90);
   // The PP verdict's band is this median, rounded up to a whole percent.
   EXPECT_DOUBLE_EQ(kPpErrorBand, std::ceil(100 * r.all.median) / 100);
+}
+
+// Memory runs, out of sample: each document's runs are converted with the
+// allocator overhead fitted on the other documents' runs, so a document's
+// measured values never reach its own predictions (and do reach the others',
+// so the check is not vacuous).
+TEST(CrossValidation, MemoryFoldsHoldOutTheirDocument) {
+  auto runs = BundledMemoryRuns();
+  ASSERT_TRUE(runs.ok());
+  const std::string held = runs->front().url;
+  std::vector<PublishedRun> changed = *runs;
+  for (PublishedRun& r : changed) r.measured.value *= r.url == held ? 1.5 : 1.0;
+  ValidateOptions o;
+  o.threads = 2;
+  const CrossValidationReport a = CrossValidateBySource(*runs, o);
+  const CrossValidationReport b = CrossValidateBySource(changed, o);
+  int same = 0;
+  for (size_t i = 0; i < runs->size(); ++i) {
+    if ((*runs)[i].url != held) continue;
+    const RunValidation &x = a.summary.runs[i], &y = b.summary.runs[i];
+    ASSERT_TRUE(x.predicted && y.predicted) << x.id;
+    EXPECT_DOUBLE_EQ(*x.predicted, *y.predicted) << x.id;
+    ++same;
+  }
+  EXPECT_GE(same, 1);
+  // A 50% shift of one document's figures changes no other document's fit
+  // when the median is robust to it; changing every document but one must.
+  std::vector<PublishedRun> others = *runs;
+  for (PublishedRun& r : others) r.measured.value *= r.url == held ? 1.0 : 1.2;
+  const CrossValidationReport c = CrossValidateBySource(others, o);
+  bool moved = false;
+  for (size_t i = 0; i < runs->size(); ++i) {
+    const RunValidation &x = a.summary.runs[i], &z = c.summary.runs[i];
+    if ((*runs)[i].url == held && x.predicted && z.predicted) {
+      moved = moved || std::fabs(*x.predicted - *z.predicted) > 1e-9 * *x.predicted;
+    }
+  }
+  EXPECT_TRUE(moved);
+}
+
+// The memory gate out of sample (leave one document out), and the error
+// band the estimate and plan outputs quote: this median, rounded up to a
+// whole percent.
+constexpr double kMaxOosMemoryMedian = 0.055;
+constexpr double kMaxOosMemoryP90 = 0.25;
+TEST(CrossValidation, MemoryOutOfSampleGateAndTheFitBand) {
+  auto runs = BundledMemoryRuns();
+  ASSERT_TRUE(runs.ok());
+  ValidateOptions o;
+  o.threads = 2;
+  const CrossValidationReport cv = CrossValidateBySource(*runs, o);
+  ASSERT_FALSE(cv.summary.memory.empty());
+  const ErrorStats& all = cv.summary.memory.front();
+  EXPECT_EQ(all.runs, static_cast<int64_t>(runs->size()));
+  std::printf("memory out of sample: %lld runs, median %.2f%%, p90 %.2f%%\n",
+              static_cast<long long>(all.runs), 100 * all.median, 100 * all.p90);
+  EXPECT_LE(all.median, kMaxOosMemoryMedian);
+  EXPECT_LE(all.p90, kMaxOosMemoryP90);
+  EXPECT_DOUBLE_EQ(kMemoryErrorBand, std::ceil(100 * all.median) / 100);
 }
 
 }  // namespace

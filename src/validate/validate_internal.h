@@ -65,8 +65,15 @@ enum class MemoryCounter { kMaxAllocated, kMaxReserved };
 std::optional<MemoryCounter> CounterOf(std::string_view definition);
 std::string_view CounterName(MemoryCounter c);
 // Bytes in use at the peak, as the counter reads them: max reserved adds
-// the caching allocator's overhead (a fraction of the bytes in use).
-double InCounter(double in_use, MemoryCounter c, double reserved_overhead);
+// the caching allocator's overhead (a fraction of the bytes in use), up to
+// the device's capacity, where the allocator frees its cache and retries
+// instead of reserving more.
+double InCounter(double in_use, MemoryCounter c, double reserved_overhead, double capacity);
+// The reserved overhead with the smallest median |error| over the max-reserved
+// runs among `runs` (validated memory runs: breakdown, capacity, measured);
+// 0 when there are none. Grid 0 to 0.30 in steps of 0.005; ties keep the
+// smaller value.
+double FitReservedOverhead(const std::vector<const RunValidation*>& runs);
 // One memory run: the stated layout's peak memory on its most loaded device,
 // in the measured counter.
 RunValidation ValidateMemoryOne(const PublishedRun& run, const ValidateOptions& options);
