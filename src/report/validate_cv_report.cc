@@ -71,8 +71,9 @@ std::string ValidateCvText(const CrossValidationReport& cv, const ValidationRepo
         f.runs >= 3 ? ", median " + Pct(f.median) : ": prior");
   }
   if (!r.memory.empty()) {
-    out += "\nmemory, out of sample (the allocator's reserved overhead fitted on the other "
-           "documents' runs):";
+    out +=
+        "\nmemory, out of sample (the allocator's reserved overhead fitted on the other "
+        "documents' runs):";
     out += ValidateMemoryText(r);
   }
   return out;

@@ -72,7 +72,8 @@ double FitReservedOverhead(const std::vector<const RunValidation*>& runs) {
     std::vector<double> err;
     err.reserve(reserved.size());
     for (const RunValidation* r : reserved) {
-      const double p = InCounter(InUse(*r), MemoryCounter::kMaxReserved, o, r->memory_capacity_bytes);
+      const double p =
+          InCounter(InUse(*r), MemoryCounter::kMaxReserved, o, r->memory_capacity_bytes);
       err.push_back(std::fabs(p - r->measured) / r->measured);
     }
     const double median = Percentile(std::move(err), 0.5);

@@ -60,7 +60,8 @@ RunValidation MemoryRun(double in_use, double measured, double capacity,
 // (the second is met by any overhead that reaches the capacity).
 TEST(ReservedOverheadFit, RecoversTheOverheadOfTheRuns) {
   const RunValidation a = MemoryRun(100, 110, 200), b = MemoryRun(50, 55, 200),
-                      c = MemoryRun(80, 88, 200), allocated = MemoryRun(100, 300, 400, "max allocated"),
+                      c = MemoryRun(80, 88, 200),
+                      allocated = MemoryRun(100, 300, 400, "max allocated"),
                       full = MemoryRun(95, 100, 100);
   EXPECT_NEAR(validate::FitReservedOverhead({&a, &b, &c, &allocated, &full}), 0.10, 1e-12);
   EXPECT_DOUBLE_EQ(validate::FitReservedOverhead({&allocated}), 0.0);
