@@ -42,6 +42,13 @@ std::vector<PublishedRun> Subset(const std::vector<PublishedRun>& all,
   return out;
 }
 
+// Leave-one-source-out cross-validation of `runs` on two workers.
+CrossValidationReport CrossValidateOnTwo(const std::vector<PublishedRun>& runs) {
+  ValidateOptions o;
+  o.threads = 2;
+  return CrossValidateBySource(runs, o);
+}
+
 // Runs `in` selects (by index): each predicted in both reports with the
 // same value; returns how many were compared.
 template <typename Pred>
@@ -79,14 +86,12 @@ TEST(CrossValidation, HeldOutMeasurementsDoNotReachTheirOwnPredictions) {
   std::vector<PublishedRun> runs =
       Subset(*bundled, {"korthikanti et al. 2022", "narayanan et al. 2021"});
   ASSERT_GE(runs.size(), 20u);
-  ValidateOptions o;
-  o.threads = 2;
-  const CrossValidationReport a = CrossValidateBySource(runs, o);
+  const CrossValidationReport a = CrossValidateOnTwo(runs);
   std::vector<PublishedRun> changed = runs;
   for (PublishedRun& r : changed) {
     if (SourceFamily(r.source) == "korthikanti et al. 2022") r.measured.value *= 1.5;
   }
-  const CrossValidationReport b = CrossValidateBySource(changed, o);
+  const CrossValidationReport b = CrossValidateOnTwo(changed);
   EXPECT_EQ(ExpectSamePredictions(
                 a, b, [&](size_t i) { return a.source[i] == "korthikanti et al. 2022"; }),
             9);
@@ -114,9 +119,7 @@ constexpr double kMaxOosP90 = 0.284;
 TEST(CrossValidation, OutOfSampleGateAndTheVerdictsErrorBand) {
   auto runs = BundledRuns();
   ASSERT_TRUE(runs.ok());
-  ValidateOptions o;
-  o.threads = 2;
-  const CrossValidationReport cv = CrossValidateBySource(*runs, o);
+  const CrossValidationReport cv = CrossValidateOnTwo(*runs);
   const ValidationReport& r = cv.summary;
   std::printf("out of sample: %lld runs, median %.2f%%, p90 %.2f%%\n",
               static_cast<long long>(r.all.runs), 100 * r.all.median, 100 * r.all.p90);
@@ -140,17 +143,15 @@ TEST(CrossValidation, MemoryFoldsHoldOutTheirDocument) {
   const std::string held = runs->front().url;
   std::vector<PublishedRun> changed = *runs;
   for (PublishedRun& r : changed) r.measured.value *= r.url == held ? 1.5 : 1.0;
-  ValidateOptions o;
-  o.threads = 2;
-  const CrossValidationReport a = CrossValidateBySource(*runs, o);
-  const CrossValidationReport b = CrossValidateBySource(changed, o);
+  const CrossValidationReport a = CrossValidateOnTwo(*runs);
+  const CrossValidationReport b = CrossValidateOnTwo(changed);
   const auto held_out = [&](size_t i) { return (*runs)[i].url == held; };
   EXPECT_GE(ExpectSamePredictions(a, b, held_out), 1);
   // Changing every other document's figures moves the held-out document's
   // fit, so the check above is not vacuous.
   std::vector<PublishedRun> others = *runs;
   for (PublishedRun& r : others) r.measured.value *= r.url == held ? 1.0 : 1.2;
-  const CrossValidationReport c = CrossValidateBySource(others, o);
+  const CrossValidationReport c = CrossValidateOnTwo(others);
   EXPECT_TRUE(AnyPredictionMoved(a, c, held_out));
 }
 
@@ -162,9 +163,7 @@ constexpr double kMaxOosMemoryP90 = 0.25;
 TEST(CrossValidation, MemoryOutOfSampleGateAndTheFitBand) {
   auto runs = BundledMemoryRuns();
   ASSERT_TRUE(runs.ok());
-  ValidateOptions o;
-  o.threads = 2;
-  const CrossValidationReport cv = CrossValidateBySource(*runs, o);
+  const CrossValidationReport cv = CrossValidateOnTwo(*runs);
   ASSERT_FALSE(cv.summary.memory.empty());
   const ErrorStats& all = cv.summary.memory.front();
   EXPECT_EQ(all.runs, static_cast<int64_t>(runs->size()));
