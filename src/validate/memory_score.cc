@@ -41,17 +41,19 @@ double InCounter(double in_use, MemoryCounter c, double reserved_overhead, doubl
 
 namespace {
 
-double InUse(const RunValidation& r) {
-  double sum = 0;
-  for (const auto& [name, bytes] : r.memory_terms) sum += bytes;
-  return sum;
+// A validated run's bytes in use (the sum of its breakdown) as counter c
+// reads them at the given reserved overhead.
+double RunInCounter(const RunValidation& r, MemoryCounter c, double reserved_overhead) {
+  double in_use = 0;
+  for (const auto& [name, bytes] : r.memory_terms) in_use += bytes;
+  return InCounter(in_use, c, reserved_overhead, r.memory_capacity_bytes);
 }
 
 // Sets r's prediction in its counter at the given reserved overhead.
 void Convert(RunValidation& r, double reserved_overhead) {
   const std::optional<MemoryCounter> counter = CounterOf(r.memory_definition);
   if (!counter || !r.predicted) return;
-  r.predicted = InCounter(InUse(r), *counter, reserved_overhead, r.memory_capacity_bytes);
+  r.predicted = RunInCounter(r, *counter, reserved_overhead);
   r.rel_error = (*r.predicted - r.measured) / r.measured;
 }
 
@@ -72,8 +74,7 @@ double FitReservedOverhead(const std::vector<const RunValidation*>& runs) {
     std::vector<double> err;
     err.reserve(reserved.size());
     for (const RunValidation* r : reserved) {
-      const double p =
-          InCounter(InUse(*r), MemoryCounter::kMaxReserved, o, r->memory_capacity_bytes);
+      const double p = RunInCounter(*r, MemoryCounter::kMaxReserved, o);
       err.push_back(std::fabs(p - r->measured) / r->measured);
     }
     const double median = Percentile(std::move(err), 0.5);
