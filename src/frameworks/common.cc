@@ -98,6 +98,8 @@ std::optional<std::string> Value(const FrameworkFile& f, const std::string& key)
   return it->second;
 }
 
+bool Has(const FrameworkFile& f, const std::string& key) { return f.values.count(key) > 0; }
+
 Result<int64_t> IntValue(const FrameworkFile& f, const std::string& key) {
   const std::string v = f.values.at(key);
   int64_t out = 0;

@@ -47,6 +47,8 @@ Result<int64_t> IntValue(const FrameworkFile& f, const std::string& key);
 Result<double> NumberValue(const FrameworkFile& f, const std::string& key);
 Result<bool> BoolValue(const FrameworkFile& f, const std::string& key);
 std::optional<std::string> Value(const FrameworkFile& f, const std::string& key);
+// Whether the file sets `key`.
+bool Has(const FrameworkFile& f, const std::string& key);
 Status FileError(const FrameworkFile& f, const std::string& key, const std::string& what);
 
 // Whether an unknown key's name says it may change the layout (parallel

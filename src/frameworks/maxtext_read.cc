@@ -17,7 +17,7 @@ constexpr const char* kOtherAxes[] = {
     "fsdp_transpose",         "sequence",       "tensor_sequence", "tensor_transpose",
     "context_autoregressive", "autoregressive", "diloco",          "context_usp_ulysses"};
 
-const std::set<std::string>& Understood() {
+const std::set<std::string>& MaxTextUnderstood() {
   static const std::set<std::string> k = [] {
     std::set<std::string> s = {"model_name",
                                "num_slices",
@@ -116,7 +116,7 @@ Result<FrameworkFile> MaxTextParse(std::string_view text, std::string_view origi
       return FileError(f, key, "expected a scalar value (MaxText overrides are key: value)");
     }
     const std::string value = kv.second.as<std::string>();
-    if (Understood().count(key)) {
+    if (MaxTextUnderstood().count(key)) {
       f.values[key] = value;
     } else if (NameMayChangeLayout(key)) {
       return FileError(f, key,

@@ -15,8 +15,6 @@ Result<int64_t> Int(const FrameworkFile& f, const std::string& key, int64_t dflt
   return v;
 }
 
-bool Has(const FrameworkFile& f, const std::string& key) { return Value(f, key).has_value(); }
-
 // Expands "(tt|)*2" groups and "t*3" repeats of a layout string.
 Result<std::string> ExpandLayout(const FrameworkFile& f, std::string s) {
   const std::string key = "--pipeline-model-parallel-layout";

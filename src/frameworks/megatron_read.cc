@@ -10,7 +10,7 @@ namespace occam::frameworks_internal {
 namespace {
 
 // Flags occam reads (layout, job and model architecture).
-const std::set<std::string>& Understood() {
+const std::set<std::string>& MegatronUnderstood() {
   static const std::set<std::string> k = {"tensor-model-parallel-size",
                                           "pipeline-model-parallel-size",
                                           "context-parallel-size",
@@ -205,7 +205,7 @@ Status Record(FrameworkFile& f, const std::string& key, const std::string& value
                      "remove it to estimate the rest");
   }
   if (Quiet().count(key)) return Status::Ok();
-  if (!Understood().count(key)) {
+  if (!MegatronUnderstood().count(key)) {
     if (NameMayChangeLayout(key)) {
       return FileError(f, "--" + key,
                        "unknown argument that may change the layout; occam stops rather than "

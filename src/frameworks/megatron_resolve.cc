@@ -12,8 +12,6 @@ Result<int64_t> Int(const FrameworkFile& f, const std::string& key, int64_t dflt
   return v;
 }
 
-bool Has(const FrameworkFile& f, const std::string& key) { return Value(f, key).has_value(); }
-
 // "([0]*3+[1]*58)" or "[0,0,1,...]" or an integer N (every N-th layer).
 Result<std::vector<int>> LayerPattern(const FrameworkFile& f, int64_t layers) {
   std::string v = *Value(f, "moe-layer-freq");

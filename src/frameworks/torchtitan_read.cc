@@ -14,7 +14,7 @@
 namespace occam::frameworks_internal {
 namespace {
 
-const std::set<std::string>& Understood() {
+const std::set<std::string>& TorchtitanUnderstood() {
   static const std::set<std::string> k = {"model.name",
                                           "model.flavor",
                                           "model.converters",
@@ -99,7 +99,7 @@ Status Flatten(const cpptoml::table& t, const std::string& prefix, FrameworkFile
       OCCAM_RETURN_IF_ERROR(Flatten(*node->as_table(), key, f));
       continue;
     }
-    if (Understood().count(key)) {
+    if (TorchtitanUnderstood().count(key)) {
       f.values[key] = ValueText(node);
       continue;
     }

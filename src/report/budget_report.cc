@@ -6,13 +6,14 @@
 #include <string>
 
 #include "occam/report.h"
+#include "report/percent.h"
 
 namespace occam {
 namespace {
 
 using nlohmann::json;
 
-std::string Pct(double f) { return fmt::format("{:.1f}%", 100.0 * f); }
+using report_internal::Pct;
 
 // Durations of a run: seconds to days.
 std::string Span(Seconds s) {

@@ -10,6 +10,7 @@
 #include "occam/report.h"
 #include "report/html_charts.h"
 #include "report/html_page.h"
+#include "report/percent.h"
 #include "report/svg_chart.h"
 
 namespace occam {
@@ -19,7 +20,7 @@ using report_internal::HtmlPage;
 using report_internal::HtmlSection;
 using report_internal::HtmlTable;
 
-std::string Pct(double f) { return fmt::format("{:.1f}%", 100.0 * f); }
+using report_internal::Pct;
 
 std::string Heading(const ModelSpec& model, const ClusterSpec& cluster, const JobSpec& job) {
   return fmt::format("{} on {} x {}, seq {}, {} seqs/step ({:.2f}M tokens), {}", model.name,

@@ -7,6 +7,7 @@
 #include "occam/report.h"
 #include "report/html_charts.h"
 #include "report/html_page.h"
+#include "report/percent.h"
 #include "report/svg_chart.h"
 
 namespace occam {
@@ -17,7 +18,7 @@ using report_internal::HtmlSection;
 using report_internal::HtmlTable;
 using report_internal::XmlEscape;
 
-std::string Pct(double f) { return fmt::format("{:.1f}%", 100.0 * f); }
+using report_internal::Pct;
 
 std::string StatsRow(const ErrorStats& s) {
   return fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",

@@ -7,13 +7,14 @@
 #include <vector>
 
 #include "occam/report.h"
+#include "report/percent.h"
 
 namespace occam {
 namespace {
 
 using nlohmann::json;
 
-std::string Pct(double f) { return fmt::format("{:.1f}%", 100.0 * f); }
+using report_internal::Pct;
 
 json LayoutJson(const LayoutResult& l) {
   const PlanSpec& p = l.plan;

@@ -8,12 +8,13 @@
 #include <string>
 
 #include "occam/report.h"
+#include "report/percent.h"
 #include "validate_memory.h"
 
 namespace occam {
 namespace {
 
-std::string Pct(double x) { return fmt::format("{:.1f}%", 100.0 * x); }
+using report_internal::Pct;
 
 const ErrorStats* Find(const ValidationReport& r, const std::string& group) {
   if (group == r.all.group) return &r.all;

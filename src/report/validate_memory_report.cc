@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "report/percent.h"
 #include "validate_memory.h"
 
 namespace occam {
@@ -13,7 +14,7 @@ namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
-std::string Pct(double x) { return fmt::format("{:.1f}%", 100.0 * x); }
+using report_internal::Pct;
 
 }  // namespace
 

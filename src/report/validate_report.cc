@@ -8,6 +8,7 @@
 #include <string>
 
 #include "occam/report.h"
+#include "report/percent.h"
 #include "validate_memory.h"
 
 namespace occam {
@@ -20,7 +21,7 @@ std::string Value(double v) {
   return fmt::format("{:.3g}", v);
 }
 
-std::string Pct(double x) { return fmt::format("{:.1f}%", 100.0 * x); }
+using report_internal::Pct;
 
 void StatsRow(std::string& out, const ErrorStats& s) {
   out +=
