@@ -104,6 +104,26 @@ TEST(PlanCli, BadInputIsExitTwoNamingTheField) {
   }
 }
 
+// A layout the estimate fits (80.39 of 81.24 GB usable, its simulated
+// interleaved pipeline holding DeepSeek-V3's lighter first chunks) is found by
+// the planner too: the ranking pass's closed-form in-flight memory (the mean
+// chunk, above the usable capacity) does not drop it (step.h kClosedFormActivationSlack).
+TEST(PlanCli, FindsTheLayoutTheEstimateFitsNearCapacity) {
+  const std::string job =
+      " --model deepseek-v3 --cluster h800 --chips 256 --seq-len 4096 --global-batch-seqs 256 "
+      "--moe-imbalance 1.2";
+  const std::string layout =
+      "tp=2,pp=2,vpp=4,dp=64,ep=128,zero=1,mbs=1,recompute=full,schedule=interleaved";
+  const CliOutput e = RunOccam("estimate" + job + " --json --plan " + layout);
+  ASSERT_EQ(e.status, 0) << e.err;
+  ASSERT_TRUE(nlohmann::json::parse(e.out).at("fits").get<bool>());
+  const CliOutput p =
+      RunOccam("plan" + job + " --json --fix mbs=1,zero=1,tp=2,pp=2,vpp=4,ep=128,cp=1");
+  ASSERT_EQ(p.status, 0) << p.err;
+  const auto j = nlohmann::json::parse(p.out);
+  EXPECT_EQ(j.at("best_with_pp").at("plan").get<std::string>().rfind(layout, 0), 0u) << p.out;
+}
+
 TEST(PlanCli, TextNamesBestSimplestAndVerdict) {
   const CliOutput o = RunOccam(kPlan);
   ASSERT_EQ(o.status, 0) << o.err;

@@ -64,6 +64,11 @@ struct QuickEstimate {
   double mfu = 0;
   Bytes memory_total;
   bool fits = false;
+  // EvaluateClosedForm with pp > 1: the memory with each device's in-flight
+  // count of its lightest chunk, below what the simulated pipeline holds
+  // (the closed form counts the mean chunk, which on uneven chunks can weigh
+  // more). Otherwise memory_total.
+  Bytes memory_floor;
 };
 
 // Precomputes what does not depend on the plan (per-layer shapes, FLOPs,

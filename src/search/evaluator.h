@@ -22,6 +22,10 @@ class LayoutEvaluator {
   virtual Status Validate(const PlanSpec& plan) const = 0;
   // REQUIRES: Validate(plan).ok().
   virtual QuickEstimate Quick(const PlanSpec& plan) const = 0;
+  // Whether the layout fits with the simulated pipeline's memory (the
+  // ranking pass asks when Quick's memory is over capacity but its
+  // memory_floor is not).
+  virtual bool SimulatedFits(const PlanSpec& plan) const { return Quick(plan).fits; }
   // Full estimate with breakdown and bottleneck sentence.
   virtual Result<Estimate> Full(const PlanSpec& plan) const = 0;
   // Lower bounds much cheaper than Quick (0 = no bound): step_seconds <=

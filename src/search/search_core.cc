@@ -146,8 +146,16 @@ void VisitCandidate(const Context& ctx, const ShapeInfo& info, const PlanSpec& p
     if (t.first_invalid.empty()) t.first_invalid = FormatPlan(plan) + ": " + valid.message();
     return;
   }
-  const QuickEstimate q = ctx.evaluator.Quick(plan);
+  QuickEstimate q = ctx.evaluator.Quick(plan);
   ++t.evaluated;
+  // The closed form's in-flight memory (the mean chunk) can exceed what the
+  // simulated schedule holds on uneven chunks: between its floor and it, the
+  // simulated pipeline decides the fit of a layout that can still change
+  // the answer, so none that Refine would keep is dropped here.
+  if (!q.fits && q.memory_floor <= ctx.bounds.capacity() &&
+      q.step_time.value() <= std::min(prune_above, out.ranking.PruneAbove(cat))) {
+    q.fits = ctx.evaluator.SimulatedFits(plan);
+  }
   if (!q.fits) {
     t.min_memory[cat] = std::min(t.min_memory[cat], q.memory_total.value());
     return;

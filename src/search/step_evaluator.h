@@ -18,6 +18,7 @@ class StepModelEvaluator final : public LayoutEvaluator {
   QuickEstimate Quick(const PlanSpec& plan) const override {
     return step_.EvaluateClosedForm(plan);
   }
+  bool SimulatedFits(const PlanSpec& plan) const override { return step_.EvaluateQuick(plan).fits; }
   Result<Estimate> Full(const PlanSpec& plan) const override { return step_.Evaluate(plan); }
   PlanBounds LowerBounds(const PlanSpec& plan) const override {
     const StepModel::LowerBounds b = step_.LowerBoundsFor(plan);

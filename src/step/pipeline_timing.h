@@ -25,6 +25,9 @@ namespace occam::step_internal {
 // at most 2^-(bits+1) = 0.2%, and a plan with faster chunks never
 // simulates slower.
 inline constexpr int kPipelineKeyBits = 8;
+// The most the rounding can lower a chunk's simulated activation: the
+// floors below the simulated peak (HeldFloor, the memory bound) allow for it.
+inline constexpr double kPipelineRoundingFloor = 1.0 - 1.0 / (2 << kPipelineKeyBits);
 
 // Rounds x > 0 to kPipelineKeyBits mantissa bits (nearest, ties up);
 // relative error <= 2^-(kPipelineKeyBits+1). Zero stays zero.

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -243,6 +244,85 @@ TEST(PipelineTiming, EvaluateAndQuickAgree) {
     EXPECT_EQ(q.step_time.value(), e->step_time.value());
     EXPECT_EQ(q.memory_total.value(), e->memory.total().value());
   }
+}
+
+// Uniform chunks of one byte: every device's simulated peak holds at least
+// the closed form's in-flight count of chunk passes (InFlight device units
+// of ChunksPerDevice x ChunkShare chunks), what HeldFloor relies on.
+TEST(PipelineTiming, SimulatedPeakHoldsTheClosedFormCount) {
+  int checked = 0;
+  for (Schedule s : {Schedule::k1F1B, Schedule::kGpipe, Schedule::kInterleaved, Schedule::kZbH1,
+                     Schedule::kZbV, Schedule::kDualPipe, Schedule::kDualPipeV}) {
+    for (int64_t p : {2, 4, 8}) {
+      for (int64_t mult : {1, 2, 3, 4}) {
+        const int64_t m = p * mult;
+        const bool two = s == Schedule::kZbV || s == Schedule::kDualPipeV;
+        for (int64_t v : {int64_t{1}, int64_t{2}, int64_t{4}}) {
+          if (two != (v == 2) && s != Schedule::kInterleaved) continue;
+          if (s == Schedule::kInterleaved && v == 1) continue;
+          SCOPED_TRACE(std::string(ScheduleName(s)) + " p=" + std::to_string(p) +
+                       " v=" + std::to_string(v) + " m=" + std::to_string(m));
+          PipelineConfig c;
+          c.schedule = s;
+          c.stages = p;
+          c.vpp = v;
+          c.microbatches = m;
+          c.chunks = {
+              ChunkCost{Seconds(1), Seconds(1), Seconds(1), Bytes(1), Seconds(0), Seconds(0)}};
+          auto r = SimulatePipeline(c);
+          if (!r.ok()) continue;  // a shape the simulator does not run
+          const PlanSpec plan = Pipe(p, s, v);
+          for (int64_t d = 0; d < p; ++d) {
+            const double passes = step_internal::InFlight(plan, d, static_cast<double>(m), false) *
+                                  static_cast<double>(step_internal::ChunksPerDevice(plan)) *
+                                  step_internal::ChunkShare(plan);
+            EXPECT_GE(r->peak_activation[static_cast<size_t>(d)].value(), passes - 1e-9)
+                << "device " << d;
+          }
+          ++checked;
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 60);
+}
+
+// DeepSeek-V3's uneven chunks, every schedule: the closed form's memory
+// floor (each device's in-flight count of its lightest chunk) is below the
+// simulated memory, so the planner, which lets the simulator decide between
+// the floor and the closed form, drops no layout the simulator fits. The
+// closed form itself (the mean chunk) is above the simulated memory for
+// some layouts: the floor is needed.
+TEST(PipelineTiming, ClosedFormMemoryFloorIsBelowTheSimulated) {
+  auto sm = DeepSeekV3Model();
+  ASSERT_TRUE(sm.ok()) << sm.status().message();
+  int checked = 0, above = 0;
+  for (const char* sched :
+       {"1f1b", "zb-h1", "gpipe", "interleaved", "dualpipe", "dualpipev", "zbv"}) {
+    for (int tp : {1, 2}) {
+      for (int pp : {2, 4, 8, 16}) {
+        for (int vpp : {1, 2, 4, 8}) {
+          const std::string text = "tp=" + std::to_string(tp) + ",pp=" + std::to_string(pp) +
+                                   ",ep=64,dp=" + std::to_string(2048 / pp / tp) +
+                                   ",zero=1,mbs=1,recompute=full,vpp=" + std::to_string(vpp) +
+                                   ",schedule=" + sched;
+          auto plan = ParsePlan(text);
+          ASSERT_TRUE(plan.ok()) << text;
+          if (!ValidatePlan(sm->model(), sm->cluster(), sm->job(), *plan).ok()) continue;
+          for (Recompute r : {Recompute::kNone, Recompute::kFull}) {
+            plan->recompute = r;
+            const QuickEstimate closed = sm->EvaluateClosedForm(*plan);
+            const double simulated = sm->EvaluateQuick(*plan).memory_total.value();
+            EXPECT_LE(closed.memory_floor.value(), simulated) << text;
+            if (closed.memory_total.value() > simulated) ++above;
+            ++checked;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 80);
+  EXPECT_GT(above, 0);
 }
 
 }  // namespace

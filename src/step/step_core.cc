@@ -14,7 +14,6 @@
 namespace occam::step_internal {
 namespace {
 
-constexpr double kAct = kActivationBytes;
 // Megatron-Core DDP bucket: max(40M, 1M x dp) parameters
 // (distributed_data_parallel_config.py, bucket_size); the last one is exposed.
 double BucketParams(double dp) { return std::max(40e6, 1e6 * dp); }
@@ -58,7 +57,7 @@ void InitContext(const StepModel::Impl& impl, const PlanSpec& plan, PlanContext&
   } else if (c.ep_window == EpWindow::kHalves) {
     c.a2a_unpaired = HalvesUnpairedFraction(impl.work, plan);
   }
-  const Bytes probe(c.tokens * static_cast<double>(impl.work.hidden) * kAct);
+  const Bytes probe(c.tokens * static_cast<double>(impl.work.hidden) * kActivationBytes);
   c.tier[kAxTp] = c.Comm(CollectiveOp::kAllGather, probe, c.groups.tp).tier;
   c.tier[kAxCp] = c.CommOnce(CollectiveOp::kAllGather, probe, c.groups.cp).tier;
   c.tier[kAxEp] = c.CommOnce(CollectiveOp::kAllToAll, probe, c.groups.ep).tier;
@@ -135,6 +134,9 @@ struct DeviceResult {
   // Chunks (weighted by ChunkShare) that send to a next stage / receive
   // from a previous one: torch.distributed.pipelining's buffers.
   double sends = 0, receives = 0;
+  // The least activations of one micro-batch through one of its chunks
+  // (unweighted, both kinds): the floor of what an in-flight chunk holds.
+  Bytes lightest_chunk{-1};
 };
 
 // What Device() depends on besides the plan: the keys of the device's
@@ -167,6 +169,8 @@ DeviceResult Device(const PlanSegs& segs, const StepModel::Impl& impl, const Pla
     const ChunkKey key = KeyOfChunk(segs, impl.work, ChunkOf(plan, d, k));
     const Seg chunk = ChunkSegOf(segs, key);
     r.seg.Add(chunk, w);
+    const Bytes held = chunk.act + chunk.act_extra;
+    r.lightest_chunk = r.lightest_chunk < Bytes() ? held : Min(r.lightest_chunk, held);
     r.params_dense += chunk.params_dense;
     r.params_expert += chunk.params_expert;
     if (key.last) r.has_head = true;
@@ -311,7 +315,7 @@ struct Held {
 
 Bytes BoundaryBytes(const PlanContext& c) {
   const PlanSpec& p = *c.plan;
-  return Bytes(c.tokens * static_cast<double>(c.work->hidden) * kAct /
+  return Bytes(c.tokens * static_cast<double>(c.work->hidden) * kActivationBytes /
                (p.sp ? static_cast<double>(p.tp) : 1.0));
 }
 
@@ -320,7 +324,7 @@ Bytes BoundaryBytes(const PlanContext& c) {
 Bytes CommBuffers(const PlanContext& c) {
   const PlanSpec& p = *c.plan;
   double out = 0;
-  const double th = c.tokens * static_cast<double>(c.work->hidden) * kAct;
+  const double th = c.tokens * static_cast<double>(c.work->hidden) * kActivationBytes;
   if (p.tp > 1) out += 2.0 * th;
   if (p.ep > 1 && c.model->moe) {
     out +=
@@ -433,6 +437,20 @@ Held HeldOf(const PlanSpec& plan, const DeviceResult& dev, int64_t d, double m, 
   return Held{peak * share, peak * (1.0 - share)};
 }
 
+// The closed form's in-flight count on device d, every chunk taken at the
+// device's lightest: below the simulated peak, which holds at least that
+// many chunk passes (PipelineTiming.SimulatedPeakHoldsTheClosedFormCount),
+// each at least the lightest (less the simulator's rounding); split into the two kinds as HeldOf
+// splits the simulated peak.
+Held HeldFloor(const PlanSpec& plan, const DeviceResult& dev, int64_t d, double m, bool aff) {
+  const double passes =
+      InFlight(plan, d, m, aff) * static_cast<double>(ChunksPerDevice(plan)) * ChunkShare(plan);
+  const Bytes floor = passes * kPipelineRoundingFloor * dev.lightest_chunk;
+  const Bytes per = dev.seg.act + dev.seg.act_extra;
+  const double share = per > Bytes() ? dev.seg.act / per : 1.0;
+  return Held{floor * share, floor * (1.0 - share)};
+}
+
 // Devices already costed, by key (DeviceKey). A repeat adds its times to
 // the sums; its tail, optimizer time and critical period are the first
 // copy's (the maxima ignore an equal value). Its memory differs only by the
@@ -516,6 +534,13 @@ DeviceSweep AllDevices(const StepModel::Impl& impl, const PlanSpec& plan, const 
     }
     const MemoryBreakdown mem = DeviceMemory(c, segs, dev, held, out.m, out.all_forward_first);
     if (device_memory != nullptr) device_memory->push_back(mem);
+    const Bytes floor =
+        sim.ok || plan.pp <= 1
+            ? mem.total()
+            : DeviceMemory(c, segs, dev, HeldFloor(plan, dev, d, out.m, out.all_forward_first),
+                           out.m, out.all_forward_first)
+                  .total();
+    out.memory_floor = Max(out.memory_floor, floor);
     if (mem.total().value() > worst_mem) {
       worst_mem = mem.total().value();
       out.memory = mem;

@@ -64,6 +64,10 @@ struct CoreResult {
   TailItem p2p, dp_grad, edp_grad, dp_gather, edp_gather, optimizer;
   Seconds step;
   MemoryBreakdown memory;  // the device with the largest total
+  // Closed forms (simulated = false, pp > 1): the largest device memory with
+  // the in-flight count of each device's lightest chunk (HeldFloor), below
+  // the simulated pipeline's; otherwise memory.total().
+  Bytes memory_floor;
   Bytes capacity;
   bool fits = false;
   double mfu = 0, hfu = 0;

@@ -75,6 +75,7 @@ QuickEstimate QuickOf(const CoreResult& r) {
   q.mfu = r.mfu;
   q.memory_total = r.memory.total();
   q.fits = r.fits;
+  q.memory_floor = r.memory_floor;
   return q;
 }
 
@@ -155,7 +156,7 @@ StepModel::LowerBounds StepModel::LowerBoundsFor(const PlanSpec& plan) const {
   PlanSpec no_overlap = plan;
   no_overlap.a2a_overlap = EpOverlap::kNone;
   for (int64_t d = 0; d < plan.pp; ++d) {
-    Bytes act;
+    Bytes lightest(-1);
     double dense = 0, expert = 0;
     bool head = false;
     Seconds mine, mine_forward;
@@ -166,7 +167,8 @@ StepModel::LowerBounds StepModel::LowerBoundsFor(const PlanSpec& plan) const {
       const step_internal::Seg s = step_internal::ChunkSeg(segs, impl.work, chunk);
       mine += w * Compute(s);
       mine_forward += w * s.cf;
-      act += w * s.act;
+      const Bytes chunk_held = s.act + s.act_extra;
+      lightest = lightest < Bytes() ? chunk_held : Min(lightest, chunk_held);
       dense += s.params_dense;
       expert += s.params_expert;
       head = head || chunk == segs.chunks - 1;
@@ -180,7 +182,13 @@ StepModel::LowerBounds StepModel::LowerBoundsFor(const PlanSpec& plan) const {
       start += forward[static_cast<size_t>(chunk)];
     }
     filled = Max(filled, start + m * mine);
-    Bytes held = step_internal::InFlight(no_overlap, d, m, all_forward_first) * act + buffers;
+    // The closed form's count of the device's lightest chunk: below both the
+    // closed form (the mean chunk) and the simulated peak (step_core.cc
+    // HeldFloor).
+    Bytes held = step_internal::InFlight(no_overlap, d, m, all_forward_first) *
+                     static_cast<double>(per) * w * step_internal::kPipelineRoundingFloor *
+                     lightest +
+                 buffers;
     if (head) held += segs.logits * (all_forward_first ? m : 1.0);
     const StateBytesPerParam state = TrainingStateBytes(impl.job);
     for (int zero = 0; zero < 4; ++zero) {
