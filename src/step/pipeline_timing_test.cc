@@ -48,11 +48,10 @@ PlanSpec Pipe(int64_t p, Schedule s, int64_t v = 1) {
   return plan;
 }
 
-// Uniform chunks, no p2p: the simulator's idle time on the busiest device
-// equals the closed form the step falls back to (stages.cc BubbleTime).
-void ExpectClosedFormEqualsSimulator(Schedule s, int64_t p, int64_t v, int64_t m, double f,
-                                     double b, double w) {
-  SCOPED_TRACE(std::string(ScheduleName(s)));
+// p devices of v uniform chunks each, a device's F, B and W times f, b and
+// w, one byte of activations per chunk pass; no p2p.
+PipelineConfig UniformPipeline(Schedule s, int64_t p, int64_t v, int64_t m, double f, double b,
+                               double w) {
   PipelineConfig c;
   c.schedule = s;
   c.stages = p;
@@ -60,7 +59,15 @@ void ExpectClosedFormEqualsSimulator(Schedule s, int64_t p, int64_t v, int64_t m
   c.microbatches = m;
   c.chunks = {
       ChunkCost{Seconds(f / v), Seconds(b / v), Seconds(w / v), Bytes(1), Seconds(0), Seconds(0)}};
-  auto r = SimulatePipeline(c);
+  return c;
+}
+
+// Uniform chunks, no p2p: the simulator's idle time on the busiest device
+// equals the closed form the step falls back to (stages.cc BubbleTime).
+void ExpectClosedFormEqualsSimulator(Schedule s, int64_t p, int64_t v, int64_t m, double f,
+                                     double b, double w) {
+  SCOPED_TRACE(std::string(ScheduleName(s)));
+  auto r = SimulatePipeline(UniformPipeline(s, p, v, m, f, b, w));
   ASSERT_TRUE(r.ok()) << r.status().message();
   const DeviceTimes one{Seconds(f), Seconds(b), Seconds(w)};
   const DeviceTimes all{one.f * p, one.b * p, one.w * p};
@@ -262,14 +269,7 @@ TEST(PipelineTiming, SimulatedPeakHoldsTheClosedFormCount) {
           if (s == Schedule::kInterleaved && v == 1) continue;
           SCOPED_TRACE(std::string(ScheduleName(s)) + " p=" + std::to_string(p) +
                        " v=" + std::to_string(v) + " m=" + std::to_string(m));
-          PipelineConfig c;
-          c.schedule = s;
-          c.stages = p;
-          c.vpp = v;
-          c.microbatches = m;
-          c.chunks = {
-              ChunkCost{Seconds(1), Seconds(1), Seconds(1), Bytes(1), Seconds(0), Seconds(0)}};
-          auto r = SimulatePipeline(c);
+          auto r = SimulatePipeline(UniformPipeline(s, p, v, m, 1.0, 1.0, 1.0));
           if (!r.ok()) continue;  // a shape the simulator does not run
           const PlanSpec plan = Pipe(p, s, v);
           for (int64_t d = 0; d < p; ++d) {
