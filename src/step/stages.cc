@@ -131,6 +131,12 @@ double InFlight(const PlanSpec& plan, int64_t d, double m, bool all_forward_firs
       const double extra = plan.a2a_overlap == EpOverlap::kCombined1F1B ? 2 : 1;
       return std::min(m * v, 2 * (p - dd - 1) + (v - 1) * p + extra) / v;
     }
+    case Schedule::kZbH1:
+      // Stage d runs p - d warm-up forwards, then keeps up to d weight-
+      // gradient passes pending, whose inputs stay until W runs: p held on
+      // every device (Qi et al. 2024, arXiv:2401.10241 §3.1; 1F1B's peak is
+      // device 0's p; sim/schedules.cc BuildZbH1).
+      return std::min(m, p);
     case Schedule::kZbV:
       return std::min(m, p);  // ZB-V keeps 1F1B's peak (Qi et al. 2024)
     case Schedule::kDualPipe:
@@ -138,7 +144,7 @@ double InFlight(const PlanSpec& plan, int64_t d, double m, bool all_forward_firs
     case Schedule::kDualPipeV:
       return std::min(m, p + 0.5);  // PP+1 half-device stages (DualPipe README)
     default:
-      return std::min(m, p - dd);  // 1F1B, ZB-H1: stage d holds p - d
+      return std::min(m, p - dd);  // 1F1B: stage d holds p - d
   }
 }
 

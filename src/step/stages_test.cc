@@ -101,6 +101,9 @@ TEST(InFlight, ClosedForms) {
   // Interleaved: p + (p-1)/v on the first device (Korthikanti §4.2.3).
   EXPECT_DOUBLE_EQ(InFlight(Pipe(8, Schedule::kInterleaved, 4), 0, m, false), 8 + 7.0 / 4);
   EXPECT_EQ(InFlight(Pipe(8, Schedule::kDualPipe), 0, m, false), 9);
+  // ZB-H1: device 5's 3 warm-up forwards plus its 5 pending weight-gradient
+  // passes, whose inputs stay held until W (Qi et al. 2024 §3.1).
+  EXPECT_EQ(InFlight(Pipe(8, Schedule::kZbH1), 5, m, false), 3 + 5);
   EXPECT_EQ(InFlight(Pipe(8, Schedule::k1F1B), 0, 3, false), 3);  // fewer micro-batches than p
 }
 
