@@ -107,7 +107,8 @@ TEST(PlanCli, BadInputIsExitTwoNamingTheField) {
 // A layout the estimate fits (80.39 of 81.24 GB usable, its simulated
 // interleaved pipeline holding DeepSeek-V3's lighter first chunks) is found by
 // the planner too: the ranking pass's closed-form in-flight memory (the mean
-// chunk, above the usable capacity) does not drop it (step.h kClosedFormActivationSlack).
+// chunk, above the usable capacity) does not drop it, since its floor
+// (QuickEstimate::memory_floor) fits and the simulated pipeline decides.
 TEST(PlanCli, FindsTheLayoutTheEstimateFitsNearCapacity) {
   const std::string job =
       " --model deepseek-v3 --cluster h800 --chips 256 --seq-len 4096 --global-batch-seqs 256 "

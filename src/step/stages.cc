@@ -148,6 +148,11 @@ double InFlight(const PlanSpec& plan, int64_t d, double m, bool all_forward_firs
   }
 }
 
+double InFlightPasses(const PlanSpec& plan, int64_t d, double m, bool all_forward_first) {
+  return InFlight(plan, d, m, all_forward_first) * static_cast<double>(ChunksPerDevice(plan)) *
+         ChunkShare(plan);
+}
+
 Seconds BubbleTime(const PlanSpec& plan, const DeviceTimes& sum_all, const DeviceTimes& crit,
                    bool all_forward_first) {
   if (plan.pp <= 1 || plan.schedule == Schedule::kNone) return Seconds();

@@ -54,6 +54,9 @@ int64_t ChunkOf(const PlanSpec& plan, int64_t d, int64_t k);
 // one micro-batch's activations over all of the device's chunks (DualPipe:
 // over one of its two stage copies). `all_forward_first`: GPipe-like.
 double InFlight(const PlanSpec& plan, int64_t d, double m, bool all_forward_first);
+// The same count in chunk passes (one micro-batch through one chunk):
+// InFlight x ChunksPerDevice x ChunkShare.
+double InFlightPasses(const PlanSpec& plan, int64_t d, double m, bool all_forward_first);
 
 // Per micro-batch times of one device: forward, input-gradient backward,
 // weight-gradient backward (exposed per-micro-batch comm included).

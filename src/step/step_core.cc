@@ -443,9 +443,7 @@ Held HeldOf(const PlanSpec& plan, const DeviceResult& dev, int64_t d, double m, 
 // each at least the lightest (less the simulator's rounding); split into the two kinds as HeldOf
 // splits the simulated peak.
 Held HeldFloor(const PlanSpec& plan, const DeviceResult& dev, int64_t d, double m, bool aff) {
-  const double passes =
-      InFlight(plan, d, m, aff) * static_cast<double>(ChunksPerDevice(plan)) * ChunkShare(plan);
-  const Bytes floor = passes * kPipelineRoundingFloor * dev.lightest_chunk;
+  const Bytes floor = InFlightPasses(plan, d, m, aff) * kPipelineRoundingFloor * dev.lightest_chunk;
   const Bytes per = dev.seg.act + dev.seg.act_extra;
   const double share = per > Bytes() ? dev.seg.act / per : 1.0;
   return Held{floor * share, floor * (1.0 - share)};

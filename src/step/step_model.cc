@@ -185,9 +185,8 @@ StepModel::LowerBounds StepModel::LowerBoundsFor(const PlanSpec& plan) const {
     // The closed form's count of the device's lightest chunk: below both the
     // closed form (the mean chunk) and the simulated peak (step_core.cc
     // HeldFloor).
-    Bytes held = step_internal::InFlight(no_overlap, d, m, all_forward_first) *
-                     static_cast<double>(per) * w * step_internal::kPipelineRoundingFloor *
-                     lightest +
+    Bytes held = step_internal::InFlightPasses(no_overlap, d, m, all_forward_first) *
+                     step_internal::kPipelineRoundingFloor * lightest +
                  buffers;
     if (head) held += segs.logits * (all_forward_first ? m : 1.0);
     const StateBytesPerParam state = TrainingStateBytes(impl.job);
