@@ -80,7 +80,7 @@ struct Digits {
   int count = 0;
 };
 
-Digits TorusDigits(const TierSpec& t, TorusMapping mapping) {
+Digits ComputeDigits(const TierSpec& t, TorusMapping mapping) {
   std::array<std::array<int64_t, 64>, kMaxDims> factors{};
   std::array<int, kMaxDims> n{};
   for (int d = 0; d < Dims(t); ++d) {
@@ -110,6 +110,26 @@ Digits TorusDigits(const TierSpec& t, TorusMapping mapping) {
   return out;
 }
 
+// ComputeDigits, remembered per thread for the last torus of each mapping:
+// the planner asks for the same few tori millions of times.
+const Digits& TorusDigits(const TierSpec& t, TorusMapping mapping) {
+  struct Entry {
+    std::array<int64_t, kMaxDims> dims{};
+    bool valid = false;
+    Digits digits;
+  };
+  thread_local std::array<Entry, 2> cache;
+  Entry& e = cache[mapping == TorusMapping::kCompact ? 1 : 0];
+  std::array<int64_t, kMaxDims> dims{};
+  for (int d = 0; d < Dims(t); ++d) dims[static_cast<size_t>(d)] = Dim(t, d);
+  if (!e.valid || e.dims != dims) {
+    e.digits = ComputeDigits(t, mapping);
+    e.dims = dims;
+    e.valid = true;
+  }
+  return e.digits;
+}
+
 // Compact order (TorusMapping::kCompact): the group's stride takes the
 // lowest digits (their product is each axis's spacing), its members the next
 // ones (their product is each axis's extent). Exact when stride and count
@@ -120,7 +140,7 @@ Span DecomposeCompact(const TierSpec& t, int64_t stride, int64_t count) {
   s.dims = Dims(t);
   s.extent.fill(1);
   s.spacing.fill(1);
-  const Digits digits = TorusDigits(t, TorusMapping::kCompact);
+  const Digits& digits = TorusDigits(t, TorusMapping::kCompact);
   int64_t step = std::max<int64_t>(stride, 1);
   int64_t left = std::max<int64_t>(count, 1);
   for (int i = 0; i < digits.count && left > 1; ++i) {
@@ -212,7 +232,7 @@ double AllToAllTime(const TierSpec& t, const Span& s, double b, double chunk) {
 // Manhattan distance (with wraparound) to the rank `stride` away: the
 // rank's digits give its coordinates.
 double PeerHops(const TierSpec& t, int64_t stride, TorusMapping mapping) {
-  const Digits digits = TorusDigits(t, mapping);
+  const Digits& digits = TorusDigits(t, mapping);
   std::array<int64_t, kMaxDims> coord{}, place{};
   place.fill(1);
   int64_t rest = stride;

@@ -183,5 +183,21 @@ TEST(TorusMesh, SwitchedTiersIgnoreTheMapping) {
       EstimateCollective(c, CollectiveOp::kAllReduce, Bytes(s), Compact(2, 4096)).time.value());
 }
 
+TEST(TorusMesh, AnAnswerDoesNotDependOnTheToriAskedBefore) {
+  // The compact mapping's digits are remembered per thread and torus. On
+  // 4x4x4 the compact 64-group is the whole torus: three wrapped rings of 4,
+  // each b 4 / (4 * 2 B_link), 4/2 hops each. 6x6x6 (digits 2, 2, 2, 3, ...),
+  // asked before and after, must not lend it its digits, nor take 4x4x4's.
+  const ClusterSpec four = TorusCluster({4, 4, 4}, {true, true, true}, 100);
+  const ClusterSpec six = TorusCluster({6, 6, 6}, {true, true, true}, 100);
+  const double b = 64e6;
+  const auto cube = [&](const ClusterSpec& c) {
+    return EstimateCollective(c, CollectiveOp::kAllToAll, Bytes(b), Compact(64, 1)).time.value();
+  };
+  const double before = cube(six);
+  EXPECT_NEAR(cube(four), 6 * kHop + b / (2 * kLink), 1e-12);
+  EXPECT_EQ(cube(six), before);
+}
+
 }  // namespace
 }  // namespace occam

@@ -58,9 +58,11 @@ struct LinkBound {
 };
 
 // What the search knows of a shape before evaluating any of its layouts.
+// `links` is filled only once the shape is entered (AddLinkBounds): most
+// shapes are skipped on `bound`, their pairs' bounds, alone.
 struct ShapeInfo {
   int64_t candidates = 0;
-  double bound = kInf;  // least step bound over inner variants that pass the memory bound
+  double bound = kInf;  // least pair bound over inner variants that pass the memory bound
   std::vector<PairBound> pairs;
   std::vector<LinkBound> links;
 
@@ -95,7 +97,7 @@ Bytes MemoryBound(const Context& ctx, const ShapeInfo& info, const PlanSpec& pla
   return Max(ctx.bounds.MemoryLowerBound(plan), Bytes(own));
 }
 
-// The shape's bounds, once the candidate count has passed the cap.
+// The shape's pair bounds, once the candidate count has passed the cap.
 ShapeInfo Prepare(const Context& ctx, const Shape& shape, int64_t candidates) {
   ShapeInfo info;
   info.candidates = candidates;
@@ -111,14 +113,29 @@ ShapeInfo Prepare(const Context& ctx, const Shape& shape, int64_t candidates) {
           plan.mbs, plan.recompute, plan.recompute_modules,
           std::max(ctx.bounds.StepTimeLowerBound(plan).value(), b.step_seconds), b.memory_bytes});
     }
-    if (info.FindLink(plan) == nullptr) {
-      info.links.push_back(
-          LinkBound{plan.mbs, plan.order, plan.mesh, ctx.evaluator.LinkSeconds(plan)});
-    }
     if (MemoryBound(ctx, info, plan) > ctx.bounds.capacity()) continue;
     info.bound = std::min(info.bound, info.StepBound(plan));
   }
   return info;
+}
+
+// Adds the link bounds of the shape's `inners` that pass the memory bound
+// to `info` and returns the shape's least step bound with them (>= its
+// pair bound). Run when the shape is entered: a shape its pair bound skips
+// never pays for them.
+double AddLinkBounds(const Context& ctx, const Shape& shape, const std::vector<Inner>& inners,
+                     PlanSpec& plan, ShapeInfo& info) {
+  double bound = kInf;
+  for (const Inner& inner : inners) {
+    ApplyCandidate(shape, inner, ctx.constraints, plan);
+    if (MemoryBound(ctx, info, plan) > ctx.bounds.capacity()) continue;
+    if (info.FindLink(plan) == nullptr) {
+      info.links.push_back(
+          LinkBound{plan.mbs, plan.order, plan.mesh, ctx.evaluator.LinkSeconds(plan)});
+    }
+    bound = std::min(bound, info.StepBound(plan));
+  }
+  return bound;
 }
 
 // Evaluates one candidate already written into `plan`. `prune_above` is
@@ -166,24 +183,33 @@ void VisitCandidate(const Context& ctx, const ShapeInfo& info, const PlanSpec& p
 
 // Shapes order[begin, end). A shape whose bound already exceeds the
 // threshold is skipped whole: none of its layouts can change the answer.
+// Its pair bound is checked first, then with its link bounds.
 void RunChunk(const Context& ctx, const std::vector<Shape>& shapes,
               const std::vector<ShapeInfo>& infos, const std::vector<int64_t>& order, int64_t begin,
               int64_t end, const std::array<double, 2>& prune_above, ChunkResult& out) {
   std::vector<Inner> inners;
   PlanSpec plan;
   plan.order.reserve(5);
+  ShapeInfo info;
   for (int64_t i = begin; i < end; ++i) {
     const auto s = static_cast<size_t>(order[static_cast<size_t>(i)]);
     const Shape& shape = shapes[s];
-    const ShapeInfo& info = infos[s];
     const int cat = shape.pp > 1 ? 1 : 0;
     const double above = std::min(prune_above[cat], out.ranking.PruneAbove(cat));
-    if (ctx.tuning.prune && info.bound > above) {
-      out.tally.candidates += info.candidates;
-      out.tally.pruned_bound += info.candidates;
+    const auto skip = [&] {
+      out.tally.candidates += infos[s].candidates;
+      out.tally.pruned_bound += infos[s].candidates;
+    };
+    if (ctx.tuning.prune && infos[s].bound > above) {
+      skip();
       continue;
     }
     EnumerateInner(ctx.model, shape, ctx.cluster, ctx.job, ctx.constraints, inners);
+    info = infos[s];
+    if (ctx.tuning.prune && AddLinkBounds(ctx, shape, inners, plan, info) > above) {
+      skip();
+      continue;
+    }
     for (const Inner& inner : inners) {
       ApplyCandidate(shape, inner, ctx.constraints, plan);
       VisitCandidate(ctx, info, plan, prune_above[cat], out);

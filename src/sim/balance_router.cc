@@ -39,11 +39,34 @@ Router::Router(const RouterShape& shape)
       top_val_(shape.topk_groups),
       top_idx_(shape.topk_groups) {}
 
+namespace {
+
+// The sum of the two largest of v[0, n) (n >= 2), as InsertTopN's top 2
+// would hold them, without its data-dependent branches: the group scores
+// of DeepSeek-V3's routing (top 8 in 4 groups, 2 per group).
+float TopTwoSum(const float* v, int64_t n) {
+  constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+  float first = kNegInf, second = kNegInf;
+  for (int64_t e = 0; e < n; ++e) {
+    const float x = v[e];
+    const bool above_first = x > first;
+    second = above_first ? first : (x > second ? x : second);
+    first = above_first ? x : first;
+  }
+  return first + second;
+}
+
+}  // namespace
+
 void Router::SelectGroups(const float* biased) {
   const int64_t per_group = shape_.experts / shape_.groups;
   const int64_t m = std::max<int64_t>(1, shape_.top_k / shape_.topk_groups);
   constexpr float kNegInf = -std::numeric_limits<float>::infinity();
   for (int64_t g = 0; g < shape_.groups; ++g) {
+    if (m == 2 && per_group >= 2) {
+      group_score_[g] = TopTwoSum(biased + g * per_group, per_group);
+      continue;
+    }
     float vals[64];
     int32_t idx[64];
     const int64_t n = std::min<int64_t>(m, std::min<int64_t>(per_group, 64));

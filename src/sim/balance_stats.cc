@@ -38,6 +38,7 @@ void UnitTally::Reset() {
   std::fill(sum_m_.begin(), sum_m_.end(), 0.0);
   std::fill(sum_m2_.begin(), sum_m2_.end(), 0.0);
   std::fill(sum_w_.begin(), sum_w_.end(), 0.0);
+  touched_.clear();
   seq_tokens_ = 0;
   seqs_ = 0;
   seqs_with_within_ = 0;
@@ -49,6 +50,7 @@ void UnitTally::AddToken(const int32_t* unit_of_choice, int64_t k) {
     const int32_t u = unit_of_choice[j];
     const int32_t c = token_count_[u];
     if (c == 0) continue;  // already flushed (unit chosen twice)
+    if (seq_sum_[u] == 0) touched_.push_back(u);
     seq_sum_[u] += c;
     seq_sq_[u] += static_cast<double>(c) * c;
     token_count_[u] = 0;
@@ -56,11 +58,14 @@ void UnitTally::AddToken(const int32_t* unit_of_choice, int64_t k) {
   ++seq_tokens_;
 }
 
+// Only the units the sequence touched change: for the others m = 0 and
+// every sum below gains exactly 0.
 void UnitTally::EndSequence() {
   if (seq_tokens_ == 0) return;
   const auto t = static_cast<double>(seq_tokens_);
   const bool within = seq_tokens_ >= 2;
-  for (size_t u = 0; u < sum_m_.size(); ++u) {
+  for (const int32_t unit : touched_) {
+    const auto u = static_cast<size_t>(unit);
     const double m = seq_sum_[u] / t;
     sum_m_[u] += m;
     sum_m2_[u] += m * m;
@@ -68,6 +73,7 @@ void UnitTally::EndSequence() {
     seq_sum_[u] = 0;
     seq_sq_[u] = 0;
   }
+  touched_.clear();
   if (within) ++seqs_with_within_;
   ++seqs_;
   seq_tokens_ = 0;

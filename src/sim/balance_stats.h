@@ -48,6 +48,7 @@ class UnitTally {
  private:
   std::vector<double> seq_sum_, seq_sq_;  // current sequence: sum y, sum y^2
   std::vector<int32_t> token_count_;      // scratch for one token
+  std::vector<int32_t> touched_;          // units with seq_sum_ > 0, in first-touch order
   int64_t seq_tokens_ = 0;
   std::vector<double> sum_m_, sum_m2_, sum_w_;
   int64_t seqs_ = 0;

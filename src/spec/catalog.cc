@@ -135,11 +135,24 @@ Result<ChipSpec> ReadChip(const Node& n) {
   return c;
 }
 
+namespace {
+
+// data/calibration.yaml, parsed once: every chip of the catalog reads it.
+const Result<nlohmann::json>& CalibrationDoc() {
+  static const Result<nlohmann::json> kDoc = []() -> Result<nlohmann::json> {
+    OCCAM_ASSIGN_OR_RETURN(std::string_view text, Embedded(kCalibrationFile));
+    return ParseDocument(text, kCalibrationFile);
+  }();
+  return kDoc;
+}
+
+}  // namespace
+
 // data/calibration.yaml: gemm.default, then gemm.chips.<key> overrides.
 Status ApplyCalibration(ChipSpec& chip, bool own_entry) {
-  OCCAM_ASSIGN_OR_RETURN(std::string_view text, Embedded(kCalibrationFile));
-  OCCAM_ASSIGN_OR_RETURN(nlohmann::json doc, ParseDocument(text, kCalibrationFile));
-  const Node root(doc, std::string(kCalibrationFile), "");
+  const Result<nlohmann::json>& doc = CalibrationDoc();
+  if (!doc.ok()) return doc.status();
+  const Node root(*doc, std::string(kCalibrationFile), "");
   OCCAM_ASSIGN_OR_RETURN(Node gemm, root.Object("gemm"));
   auto apply = [&chip](const Node& entry) -> Status {
     OCCAM_RETURN_IF_ERROR(

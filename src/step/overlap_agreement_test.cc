@@ -257,5 +257,48 @@ TEST(OverlapAgreement, SlowNetwork) {
   for (const char* p : kPlans) Expect(c, p);
 }
 
+// ChunkSegMemo (the bounds' and the device sweep's chunk sums) gives
+// ChunkSeg's own sum for every chunk, whether its key is remembered, found
+// again or past the memo's slots.
+TEST(ChunkSegMemo, EqualsChunkSegOnEveryChunk) {
+  const Case c = DeepSeek(1.0);
+  const auto impl = ImplOf(c);
+  size_t most_keys = 0;
+  for (const char* text : {"tp=1,pp=1,dp=2048,ep=64,zero=1,mbs=1",
+                           "tp=1,pp=16,dp=128,ep=64,zero=1,mbs=1,schedule=dualpipe",
+                           "tp=2,pp=8,vpp=4,dp=128,ep=64,zero=1,mbs=1,schedule=interleaved",
+                           "tp=1,pp=32,vpp=2,dp=64,ep=64,zero=1,mbs=1,schedule=interleaved",
+                           // 66 chunks for 61 layers: 8 distinct chunks (the split
+                           // alone; the memo does not look at the cluster).
+                           "tp=1,pp=11,vpp=6,dp=1,ep=1,zero=1,mbs=1,schedule=interleaved"}) {
+    const Result<PlanSpec> plan = ParsePlan(text);
+    ASSERT_TRUE(plan.ok()) << text;
+    const step_internal::PlanContext ctx = step_internal::MakeContext(*impl, *plan);
+    const step_internal::PlanSegs segs = step_internal::BuildSegs(*impl, ctx);
+    step_internal::ChunkSegMemo memo(segs, impl->work);
+    std::vector<step_internal::ChunkKey> keys;
+    for (int pass = 0; pass < 2; ++pass) {
+      for (int64_t k = 0; k < segs.chunks; ++k) {
+        const Seg want = step_internal::ChunkSeg(segs, impl->work, k);
+        const Seg& got = memo.Of(k);
+        EXPECT_EQ(got.cf.value(), want.cf.value()) << text << " chunk " << k;
+        EXPECT_EQ(got.cb.value(), want.cb.value()) << text << " chunk " << k;
+        EXPECT_EQ(got.cw.value(), want.cw.value()) << text << " chunk " << k;
+        EXPECT_EQ(got.act.value(), want.act.value()) << text << " chunk " << k;
+        EXPECT_EQ(got.params_expert, want.params_expert) << text << " chunk " << k;
+        for (int a = 0; a < step_internal::kNumAx; ++a) {
+          EXPECT_EQ(got.total[a].value(), want.total[a].value()) << text << " axis " << a;
+          EXPECT_EQ(got.ExposedOn(a).value(), want.ExposedOn(a).value()) << text << " axis " << a;
+        }
+        const step_internal::ChunkKey key = step_internal::KeyOfChunk(segs, impl->work, k);
+        if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+      }
+    }
+    most_keys = std::max(most_keys, keys.size());
+  }
+  // Some plan has more distinct chunks than the memo's six slots.
+  EXPECT_GT(most_keys, 6u);
+}
+
 }  // namespace
 }  // namespace occam

@@ -90,8 +90,9 @@ PipelinePlan BuildPipelinePlan(const StepModel::Impl& impl, const PlanSpec& plan
   }
   c.combined_1f1b = plan.a2a_overlap == EpOverlap::kCombined1F1B;
   c.chunks.reserve(static_cast<size_t>(segs.chunks));
+  ChunkSegMemo chunks(paired != nullptr ? *paired : segs, impl.work);
   for (int64_t k = 0; k < segs.chunks; ++k) {
-    const Seg s = ChunkSeg(paired != nullptr ? *paired : segs, impl.work, k);
+    const Seg& s = chunks.Of(k);
     ChunkCost cost;
     cost.forward = s.cf + s.ExposedF();
     cost.backward_input = s.cb + s.ExposedB();

@@ -124,6 +124,16 @@ Seg ChunkSeg(const PlanSegs& segs, const ModelWork& work, int64_t c) {
   return ChunkSegOf(segs, KeyOfChunk(segs, work, c));
 }
 
+const Seg& ChunkSegMemo::OfKey(const ChunkKey& key) {
+  for (size_t i = 0; i < size_; ++i) {
+    if (keys_[i] == key) return sums_[i];
+  }
+  Seg& slot = size_ < kSlots ? sums_[size_] : spill_;
+  slot = ChunkSegOf(segs_, key);
+  if (size_ < kSlots) keys_[size_++] = key;
+  return slot;
+}
+
 namespace {
 
 struct DeviceResult {
@@ -159,15 +169,15 @@ bool KeyOfDevice(const PlanSegs& segs, const StepModel::Impl& impl, const PlanSp
   return true;
 }
 
-DeviceResult Device(const PlanSegs& segs, const StepModel::Impl& impl, const PlanSpec& plan,
-                    int64_t d) {
+DeviceResult Device(const PlanSegs& segs, ChunkSegMemo& chunks, const StepModel::Impl& impl,
+                    const PlanSpec& plan, int64_t d) {
   DeviceResult r;
   const int64_t per = ChunksPerDevice(plan);
   const double w = ChunkShare(plan);
   bool first_two_have_embedding = false;
   for (int64_t k = 0; k < per; ++k) {
     const ChunkKey key = KeyOfChunk(segs, impl.work, ChunkOf(plan, d, k));
-    const Seg chunk = ChunkSegOf(segs, key);
+    const Seg& chunk = chunks.OfKey(key);
     r.seg.Add(chunk, w);
     const Bytes held = chunk.act + chunk.act_extra;
     r.lightest_chunk = r.lightest_chunk < Bytes() ? held : Min(r.lightest_chunk, held);
@@ -487,13 +497,14 @@ DeviceSweep AllDevices(const StepModel::Impl& impl, const PlanSpec& plan, const 
   const int64_t per = ChunksPerDevice(plan);
   DeviceKey key;  // chunks past `per` stay default
   DeviceResult fresh;
+  ChunkSegMemo chunks(segs, impl.work);
   for (int64_t d = 0; d < plan.pp; ++d) {
     const bool keyed = KeyOfDevice(segs, impl, plan, d, per, key);
     Seen* repeat = nullptr;
     for (size_t i = 0; keyed && i < n_seen && repeat == nullptr; ++i) {
       if (seen[i].key == key) repeat = &seen[i];
     }
-    if (repeat == nullptr) fresh = Device(segs, impl, plan, d);
+    if (repeat == nullptr) fresh = Device(segs, chunks, impl, plan, d);
     const DeviceResult& dev = repeat ? repeat->dev : fresh;
     const DeviceTimes t = repeat ? repeat->t : TimesOf(dev.seg);
     sum.f += t.f;

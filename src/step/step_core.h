@@ -113,6 +113,27 @@ struct ChunkKey {
 ChunkKey KeyOfChunk(const PlanSegs& segs, const ModelWork& work, int64_t c);
 Seg ChunkSegOf(const PlanSegs& segs, const ChunkKey& key);
 
+// ChunkSeg of one plan's chunks, each distinct key summed once: a plan's
+// chunks repeat a few keys (the interior stages of a split), and the
+// bounds and the device sweep visit every chunk. One plan, one thread;
+// `segs` must outlive it and stay unchanged.
+class ChunkSegMemo {
+ public:
+  ChunkSegMemo(const PlanSegs& segs, const ModelWork& work) : segs_(segs), work_(work) {}
+  // The sum of chunk c; valid until the next call.
+  const Seg& Of(int64_t c) { return OfKey(KeyOfChunk(segs_, work_, c)); }
+  const Seg& OfKey(const ChunkKey& key);
+
+ private:
+  static constexpr size_t kSlots = 6;
+  const PlanSegs& segs_;
+  const ModelWork& work_;
+  std::array<ChunkKey, kSlots> keys_{};
+  std::array<Seg, kSlots> sums_;
+  size_t size_ = 0;
+  Seg spill_;  // a key past the slots
+};
+
 // One micro-batch's hidden states between neighbouring chunks on this
 // chip: b*s*h*2/(cp*tp) bytes with SP, /cp without (P2pOne's message).
 Bytes BoundaryBytes(const PlanContext& c);

@@ -140,9 +140,10 @@ StepModel::LowerBounds StepModel::LowerBoundsFor(const PlanSpec& plan) const {
   const double expert_shards =
       static_cast<double>(std::max<int64_t>(plan.tp * plan.cp * plan.dp / (plan.ep * plan.etp), 1));
   // Forward time of one micro-batch through each chunk, for the fill.
+  step_internal::ChunkSegMemo chunks(segs, impl.work);
   std::vector<Seconds> forward(static_cast<size_t>(segs.chunks));
   for (int64_t chunk = 0; chunk < segs.chunks; ++chunk) {
-    forward[static_cast<size_t>(chunk)] = step_internal::ChunkSeg(segs, impl.work, chunk).cf;
+    forward[static_cast<size_t>(chunk)] = chunks.Of(chunk).cf;
   }
   // ZB-V: its closed form's fill (BubbleTime: the forwards of every device
   // but the critical one, over its two chunks) is bounded below by the same
@@ -164,7 +165,7 @@ StepModel::LowerBounds StepModel::LowerBoundsFor(const PlanSpec& plan) const {
     for (int64_t k = 0; k < per; ++k) {
       const int64_t chunk = step_internal::ChunkOf(plan, d, k);
       first_chunk = std::min(first_chunk, chunk);
-      const step_internal::Seg s = step_internal::ChunkSeg(segs, impl.work, chunk);
+      const step_internal::Seg& s = chunks.Of(chunk);
       mine += w * Compute(s);
       mine_forward += w * s.cf;
       const Bytes chunk_held = s.act + s.act_extra;
@@ -247,17 +248,18 @@ Seconds StepModel::LinkTimeFor(const PlanSpec& given) const {
   const Seconds host = impl.job.moe_host_sync && plan.ep > 1 && impl.model.moe
                            ? Seconds(impl.cluster.chip.moe_dispatch_host_s)
                            : Seconds();
+  step_internal::ChunkSegMemo chunks(segs, impl.work);
   Seconds busiest;
   for (int64_t d = 0; d < plan.pp; ++d) {
     Seconds link, hosted;
     for (int64_t k = 0; k < per; ++k) {
-      const int64_t chunk = step_internal::ChunkOf(plan, d, k);
-      const step_internal::Seg s = step_internal::ChunkSeg(segs, impl.work, chunk);
+      const step_internal::ChunkKey key =
+          step_internal::KeyOfChunk(segs, impl.work, step_internal::ChunkOf(plan, d, k));
+      const step_internal::Seg& s = chunks.OfKey(key);
       for (int a : {step_internal::kAxTp, step_internal::kAxCp, step_internal::kAxEp}) {
         link += w * s.total[static_cast<size_t>(a)];
       }
-      hosted +=
-          w * static_cast<double>(step_internal::KeyOfChunk(segs, impl.work, chunk).moe) * host;
+      hosted += w * static_cast<double>(key.moe) * host;
     }
     busiest = Max(busiest, Max(link, hosted));
   }
