@@ -58,11 +58,12 @@ struct LinkBound {
 };
 
 // What the search knows of a shape before evaluating any of its layouts.
-// `links` is filled only once the shape is entered (AddLinkBounds): most
-// shapes are skipped on `bound`, their pairs' bounds, alone.
+// `pairs` holds only the pairs without recompute and `links` nothing until
+// the shape is entered (AddPairBounds, AddLinkBounds): most shapes are
+// skipped on `bound` alone.
 struct ShapeInfo {
   int64_t candidates = 0;
-  double bound = kInf;  // least pair bound over inner variants that pass the memory bound
+  double bound = kInf;  // Prepare's: the least pair bound without recompute
   std::vector<PairBound> pairs;
   std::vector<LinkBound> links;
 
@@ -97,7 +98,21 @@ Bytes MemoryBound(const Context& ctx, const ShapeInfo& info, const PlanSpec& pla
   return Max(ctx.bounds.MemoryLowerBound(plan), Bytes(own));
 }
 
-// The shape's pair bounds, once the candidate count has passed the cap.
+// The pair bound of `plan`'s (shape, mbs, recompute): the larger of Bounds'
+// FLOP bound and the evaluator's own, with its memory bound per ZeRO stage.
+PairBound PairOf(const Context& ctx, const PlanSpec& plan) {
+  const LayoutEvaluator::PlanBounds b = ctx.evaluator.LowerBounds(plan);
+  return PairBound{plan.mbs, plan.recompute, plan.recompute_modules,
+                   std::max(ctx.bounds.StepTimeLowerBound(plan).value(), b.step_seconds),
+                   b.memory_bytes};
+}
+
+// What the search knows of a shape before entering it: its candidate count
+// and, once the count has passed the cap, `bound`, the least pair bound
+// without recompute over its micro-batch sizes. Recompute only adds
+// compute, so this is below the step bound of every variant of the shape
+// (the memory bound is left to AddPairBounds); it costs one pair per
+// micro-batch size instead of one per (micro-batch size, recompute).
 ShapeInfo Prepare(const Context& ctx, const Shape& shape, int64_t candidates) {
   ShapeInfo info;
   info.candidates = candidates;
@@ -107,16 +122,27 @@ ShapeInfo Prepare(const Context& ctx, const Shape& shape, int64_t candidates) {
   PlanSpec plan;
   for (const Inner& inner : inners) {
     ApplyCandidate(shape, inner, ctx.constraints, plan);
-    if (info.Find(plan) == nullptr) {
-      const LayoutEvaluator::PlanBounds b = ctx.evaluator.LowerBounds(plan);
-      info.pairs.push_back(PairBound{
-          plan.mbs, plan.recompute, plan.recompute_modules,
-          std::max(ctx.bounds.StepTimeLowerBound(plan).value(), b.step_seconds), b.memory_bytes});
-    }
-    if (MemoryBound(ctx, info, plan) > ctx.bounds.capacity()) continue;
-    info.bound = std::min(info.bound, info.StepBound(plan));
+    plan.recompute = Recompute::kNone;
+    plan.recompute_modules = 0;
+    if (info.Find(plan) != nullptr) continue;
+    info.pairs.push_back(PairOf(ctx, plan));
+    info.bound = std::min(info.bound, info.pairs.back().seconds);
   }
   return info;
+}
+
+// Adds the pair bounds of the shape's `inners` to `info` and returns the
+// least step bound of those that pass the memory bound (>= Prepare's).
+double AddPairBounds(const Context& ctx, const Shape& shape, const std::vector<Inner>& inners,
+                     PlanSpec& plan, ShapeInfo& info) {
+  double bound = kInf;
+  for (const Inner& inner : inners) {
+    ApplyCandidate(shape, inner, ctx.constraints, plan);
+    if (info.Find(plan) == nullptr) info.pairs.push_back(PairOf(ctx, plan));
+    if (MemoryBound(ctx, info, plan) > ctx.bounds.capacity()) continue;
+    bound = std::min(bound, info.StepBound(plan));
+  }
+  return bound;
 }
 
 // Adds the link bounds of the shape's `inners` that pass the memory bound
@@ -183,7 +209,8 @@ void VisitCandidate(const Context& ctx, const ShapeInfo& info, const PlanSpec& p
 
 // Shapes order[begin, end). A shape whose bound already exceeds the
 // threshold is skipped whole: none of its layouts can change the answer.
-// Its pair bound is checked first, then with its link bounds.
+// Prepare's bound is checked first, then its pair bounds with the memory
+// bound, then with its link bounds.
 void RunChunk(const Context& ctx, const std::vector<Shape>& shapes,
               const std::vector<ShapeInfo>& infos, const std::vector<int64_t>& order, int64_t begin,
               int64_t end, const std::array<double, 2>& prune_above, ChunkResult& out) {
@@ -206,7 +233,8 @@ void RunChunk(const Context& ctx, const std::vector<Shape>& shapes,
     }
     EnumerateInner(ctx.model, shape, ctx.cluster, ctx.job, ctx.constraints, inners);
     info = infos[s];
-    if (ctx.tuning.prune && AddLinkBounds(ctx, shape, inners, plan, info) > above) {
+    if (ctx.tuning.prune && (AddPairBounds(ctx, shape, inners, plan, info) > above ||
+                             AddLinkBounds(ctx, shape, inners, plan, info) > above)) {
       skip();
       continue;
     }

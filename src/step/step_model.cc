@@ -223,19 +223,26 @@ StepModel::LowerBounds StepModel::LowerBoundsFor(const PlanSpec& plan) const {
 // exposed >= the window's communication, summed over its axes), and the
 // windows of a pass follow one another, so a device's time per micro-batch
 // is at least its tensor-, context- and expert-parallel traffic together
-// (DualPipe's paired windows too: SettlePaired), and at least its MoE
-// layers' dispatcher host time (each such forward lasts at least that, in a
-// window or after the sync), and the step at least m times the busiest
-// device's. The traffic is taken without recompute (full or module recompute repeats
-// collectives, never removes one) and without an all-to-all overlap method
-// (two-batch overlap issues the same bytes in two halves); ZeRO stage and
-// HSDP do not touch these groups.
+// (DualPipe's paired windows too: SettlePaired), at least its MoE layers'
+// dispatcher host time (each such forward lasts at least that, in a window
+// or after the sync), and at least its compute plus the tensor-parallel
+// collectives AddBlockTp charges outside every window; the step is at least
+// m times the busiest device's. All are taken without recompute (full or
+// module recompute repeats compute and collectives, never removes one) and
+// without an all-to-all overlap method (two-batch overlap issues the same
+// bytes in two halves; no method touches the tensor-parallel charges); ZeRO
+// stage and HSDP do not touch these groups, and ZeRO-3's gathers only add
+// to the windows' excess, so they are taken at ZeRO-1.
 Seconds StepModel::LinkTimeFor(const PlanSpec& given) const {
   const Impl& impl = *impl_;
   PlanSpec plan = given;
   plan.a2a_overlap = EpOverlap::kNone;
   plan.recompute = Recompute::kNone;
   plan.recompute_modules = 0;
+  // ZeRO-3's gathers only add to a window's excess (HSDP only shapes their
+  // groups): taken at ZeRO-1, the bound holds for every stage.
+  plan.zero = std::min(plan.zero, 1);
+  plan.hsdp = 0;
   step_internal::PlanContext c;
   step_internal::InitContext(impl, plan, c);
   const step_internal::PlanSegs segs = step_internal::BuildSegs(impl, c);
@@ -251,7 +258,7 @@ Seconds StepModel::LinkTimeFor(const PlanSpec& given) const {
   step_internal::ChunkSegMemo chunks(segs, impl.work);
   Seconds busiest;
   for (int64_t d = 0; d < plan.pp; ++d) {
-    Seconds link, hosted;
+    Seconds link, hosted, serial;
     for (int64_t k = 0; k < per; ++k) {
       const step_internal::ChunkKey key =
           step_internal::KeyOfChunk(segs, impl.work, step_internal::ChunkOf(plan, d, k));
@@ -260,8 +267,10 @@ Seconds StepModel::LinkTimeFor(const PlanSpec& given) const {
         link += w * s.total[static_cast<size_t>(a)];
       }
       hosted += w * static_cast<double>(key.moe) * host;
+      const auto tp = static_cast<size_t>(step_internal::kAxTp);
+      serial += w * (Compute(s) + s.exp_f[tp] + s.exp_b[tp] + s.exp_w[tp]);
     }
-    busiest = Max(busiest, Max(link, hosted));
+    busiest = Max(busiest, Max(serial, Max(link, hosted)));
   }
   return m * busiest;
 }
