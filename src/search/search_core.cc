@@ -59,7 +59,7 @@ struct LinkBound {
 
 // What the search knows of a shape before evaluating any of its layouts.
 // `pairs` holds only the pairs without recompute and `links` nothing until
-// the shape is entered (AddPairBounds, AddLinkBounds): most shapes are
+// the shape is entered (AddBounds): most shapes are
 // skipped on `bound` alone.
 struct ShapeInfo {
   int64_t candidates = 0;
@@ -111,7 +111,7 @@ PairBound PairOf(const Context& ctx, const PlanSpec& plan) {
 // and, once the count has passed the cap, `bound`, the least pair bound
 // without recompute over its micro-batch sizes. Recompute only adds
 // compute, so this is below the step bound of every variant of the shape
-// (the memory bound is left to AddPairBounds); it costs one pair per
+// (the memory bound is left to AddBounds); it costs one pair per
 // micro-batch size instead of one per (micro-batch size, recompute).
 ShapeInfo Prepare(const Context& ctx, const Shape& shape, int64_t candidates) {
   ShapeInfo info;
@@ -131,31 +131,22 @@ ShapeInfo Prepare(const Context& ctx, const Shape& shape, int64_t candidates) {
   return info;
 }
 
-// Adds the pair bounds of the shape's `inners` to `info` and returns the
-// least step bound of those that pass the memory bound (>= Prepare's).
-double AddPairBounds(const Context& ctx, const Shape& shape, const std::vector<Inner>& inners,
-                     PlanSpec& plan, ShapeInfo& info) {
+// Adds to `info` the pair bounds of the shape's `inners` (kPairs) or the
+// link bounds of those that pass the memory bound (kLinks), and returns the
+// least step bound of the inners that pass it: with kPairs, >= Prepare's;
+// with kLinks, >= kPairs'. Run when the shape is entered, pairs first: a
+// shape either step skips never pays for the next.
+enum class BoundStep { kPairs, kLinks };
+double AddBounds(const Context& ctx, const Shape& shape, const std::vector<Inner>& inners,
+                 BoundStep step, PlanSpec& plan, ShapeInfo& info) {
   double bound = kInf;
   for (const Inner& inner : inners) {
     ApplyCandidate(shape, inner, ctx.constraints, plan);
-    if (info.Find(plan) == nullptr) info.pairs.push_back(PairOf(ctx, plan));
+    if (step == BoundStep::kPairs && info.Find(plan) == nullptr) {
+      info.pairs.push_back(PairOf(ctx, plan));
+    }
     if (MemoryBound(ctx, info, plan) > ctx.bounds.capacity()) continue;
-    bound = std::min(bound, info.StepBound(plan));
-  }
-  return bound;
-}
-
-// Adds the link bounds of the shape's `inners` that pass the memory bound
-// to `info` and returns the shape's least step bound with them (>= its
-// pair bound). Run when the shape is entered: a shape its pair bound skips
-// never pays for them.
-double AddLinkBounds(const Context& ctx, const Shape& shape, const std::vector<Inner>& inners,
-                     PlanSpec& plan, ShapeInfo& info) {
-  double bound = kInf;
-  for (const Inner& inner : inners) {
-    ApplyCandidate(shape, inner, ctx.constraints, plan);
-    if (MemoryBound(ctx, info, plan) > ctx.bounds.capacity()) continue;
-    if (info.FindLink(plan) == nullptr) {
+    if (step == BoundStep::kLinks && info.FindLink(plan) == nullptr) {
       info.links.push_back(
           LinkBound{plan.mbs, plan.order, plan.mesh, ctx.evaluator.LinkSeconds(plan)});
     }
@@ -233,8 +224,9 @@ void RunChunk(const Context& ctx, const std::vector<Shape>& shapes,
     }
     EnumerateInner(ctx.model, shape, ctx.cluster, ctx.job, ctx.constraints, inners);
     info = infos[s];
-    if (ctx.tuning.prune && (AddPairBounds(ctx, shape, inners, plan, info) > above ||
-                             AddLinkBounds(ctx, shape, inners, plan, info) > above)) {
+    if (ctx.tuning.prune &&
+        (AddBounds(ctx, shape, inners, BoundStep::kPairs, plan, info) > above ||
+         AddBounds(ctx, shape, inners, BoundStep::kLinks, plan, info) > above)) {
       skip();
       continue;
     }
