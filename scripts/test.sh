@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up, builds and runs every test: the release build, then the same suite
-# under AddressSanitizer + UndefinedBehaviorSanitizer (clang), a short fuzz run, then a format check.
+# under AddressSanitizer + UndefinedBehaviorSanitizer (clang), a short fuzz run,
+# the page in a headless browser (WebAssembly), then a format check.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh build
@@ -16,16 +17,24 @@ CC=clang CXX=clang++ cmake -S . -B build-san -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DOCCAM_BUILD_BENCH=OFF > /dev/null
 cmake --build build-san -j"$(nproc)"
 # Left to the release suite above: the cross-validation tests (hundreds of
-# calibration refits) and the comparisons of the search against exhaustive
+# calibration refits), the comparisons of the search against exhaustive
 # enumeration (the same code paths as the smaller search tests, repeated over
-# every layout; five to over ten minutes each under the sanitizers).
+# every layout; five to over ten minutes each under the sanitizers), and the
+# tests that repeat one path many times over: whole searches at 1 to 4
+# threads, pruned against unpruned searches, the balance simulation of a whole
+# batch against its sample, and the step model over a grid of bandwidths and
+# FLOP/s (15 to 38 s each under the sanitizers).
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-san --output-on-failure -j"$(nproc)" \
-  -E '^(CrossValidation|PlannerVsExhaustive)\.|Exhaustive|FasterHardwareNeverMakesTheBestLayoutSlower'
+  -E '^(CrossValidation|PlannerVsExhaustive)\.|Exhaustive|FasterHardwareNeverMakesTheBestLayoutSlower|ByteIdenticalAcrossThreadCounts|PruningNeverChangesTheAnswer|SampledBatchAgreesWithExactBatch|MoreBandwidthOrFlopsIsNeverSlower'
 
-# A short fuzz run: three minutes over the 8 libFuzzer targets (~22 s each),
-# on the build above.
+# A short fuzz run: the 8 libFuzzer targets, ~22 s each, as many at once as
+# there are cores, on the build above.
 OCCAM_FUZZ_BUILD=build-san scripts/fuzz.sh 180
+
+# The page (WebAssembly, Emscripten) in headless chromium against the release
+# CLI (doc/web.md): a Release-only build of the library for the browser.
+scripts/web_test.sh build-web build
 
 if command -v clang-format > /dev/null; then
   files=$(git ls-files '*.h' '*.cc' 2>/dev/null || true)
