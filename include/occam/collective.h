@@ -75,6 +75,11 @@ struct CollectiveCost {
   Seconds time;
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::kNone;
   int limiting_tier = -1;  // index into cluster.tiers, -1 for none
+  // Seconds each cluster tier's links (a chip's share of them) spend moving
+  // this call's bytes at the tier's rate: the bandwidth terms, latency
+  // excluded; at most `time`. Two calls that cross the same tier at once
+  // share its links, so their busy times on it add up.
+  std::array<Seconds, kMaxCollectiveTiers> busy{};
   // nccl-tests conventions: algbw = bytes / time; busbw = algbw * factor(op, n).
   BytesPerSecond algbw;
   BytesPerSecond busbw;

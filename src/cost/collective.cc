@@ -128,6 +128,7 @@ Layout Across(const Layout& layout) {
 Cost TierSum::Result() const {
   Cost c;
   c.time = total;
+  c.busy = busy;
   double most = -1;
   for (size_t i = 0; i < part.size(); ++i) {
     if (part[i] > most && part[i] > 0) {
@@ -182,6 +183,7 @@ Cost Ring(const Tiers& tiers, const Layout& layout, int base, double traffic, do
   }
   double latency = 0, slowest = 0;
   int limit = -1;
+  PerTier busy{};
   for (int i = base; i <= layout.top; ++i) {
     const auto u = static_cast<size_t>(i);
     if (layout.fanout[u] <= 1) continue;
@@ -191,12 +193,13 @@ Cost Ring(const Tiers& tiers, const Layout& layout, int base, double traffic, do
         i == 0 ? InnerRate(t, layout.members[0]) : layout.members[u - 1] * TierRate(t);
     const double bw_time = phases * steps * traffic / (rate * Eta(t, msg / layout.n));
     latency += phases * edges[u] * t.latency.value();
+    busy[u] = bw_time;
     if (bw_time > slowest || limit < 0) {
       slowest = bw_time;
       limit = i;
     }
   }
-  return Cost{latency + slowest, limit};
+  return Cost{latency + slowest, limit, busy};
 }
 
 void Consider(Cost candidate, CollectiveAlgorithm algorithm, CollectiveAlgorithm force, Cost* best,
@@ -232,6 +235,7 @@ CollectiveCost EstimateCollective(const ClusterSpec& cluster, CollectiveOp op, B
   out.time = Seconds(cost.time);
   out.algorithm = algorithm;
   out.limiting_tier = cost.tier;
+  for (size_t i = 0; i < out.busy.size(); ++i) out.busy[i] = Seconds(cost.busy[i]);
   if (cost.time > 0 && std::isfinite(cost.time)) {
     out.algbw = bytes / out.time;
     out.busbw = out.algbw * BusBandwidthFactor(op, group.size);

@@ -103,6 +103,7 @@ Cost AllToAllSwitched(const Tiers& tiers, double bytes, const Layout& layout,
   const double imbalance = std::max(options.imbalance, 1.0);
   double latency = 0, slowest = 0, shared = 0;
   int limit = -1;
+  PerTier busy{};
   for (int i = 0; i <= layout.top; ++i) {
     const auto u = static_cast<size_t>(i);
     const TierSpec& t = tiers[u];
@@ -117,14 +118,16 @@ Cost AllToAllSwitched(const Tiers& tiers, double bytes, const Layout& layout,
     // Levels on the same tier (a split unit, collective_switched.cc) share
     // its links: their bytes queue one after another.
     const bool same = i > 0 && tiers.level[u] == tiers.level[u - 1];
-    const double time = traffic.bytes[u] / (rate * Eta(t, chunk)) + (same ? shared : 0);
+    const double own = traffic.bytes[u] / (rate * Eta(t, chunk));
+    const double time = own + (same ? shared : 0);
     shared = time;
+    busy[u] = imbalance * own;
     if (time > slowest || limit < 0) {
       slowest = time;
       limit = i;
     }
   }
-  return Cost{latency + imbalance * slowest, limit};
+  return Cost{latency + imbalance * slowest, limit, busy};
 }
 
 }  // namespace occam::collective_internal

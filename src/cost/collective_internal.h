@@ -23,19 +23,40 @@ using Layout = CollectiveLayout;
 
 Layout MakeLayout(const ClusterSpec& cluster, RankGroup group);
 
-// A candidate's cost: total seconds and the tier that contributes most.
+// Seconds per level (tier) of a layout.
+using PerTier = std::array<double, kMaxCollectiveTiers>;
+
+// A candidate's cost: total seconds, the tier that contributes most, and the
+// seconds each level's links spend moving its bytes at their rate (the
+// bandwidth terms, latency excluded: CollectiveCost::busy).
 struct Cost {
   double time = kInf;
   int tier = -1;
+  PerTier busy{};
 };
+
+// Adds `times` x `from` into `to`.
+inline void AddBusy(PerTier& to, const PerTier& from, double times = 1.0) {
+  for (size_t i = 0; i < to.size(); ++i) to[i] += times * from[i];
+}
 
 // Accumulates per-tier contributions of a serialized algorithm.
 struct TierSum {
-  std::array<double, kMaxCollectiveTiers> part{};
+  PerTier part{};
+  PerTier busy{};
   double total = 0;
-  void Add(int tier, double seconds) {
+  // A phase of `seconds` on `tier`, `bandwidth` of them moving bytes.
+  void Add(int tier, double seconds, double bandwidth) {
     part[static_cast<size_t>(tier)] += seconds;
+    busy[static_cast<size_t>(tier)] += bandwidth;
     total += seconds;
+  }
+  // `times` phases costed as `c`.
+  void Add(const Cost& c, double times = 1.0) {
+    if (c.tier < 0) return;
+    part[static_cast<size_t>(c.tier)] += times * c.time;
+    total += times * c.time;
+    AddBusy(busy, c.busy, times);
   }
   Cost Result() const;
 };

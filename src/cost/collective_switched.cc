@@ -3,6 +3,7 @@
 // direct. Sources: doc/cost-model.md § 4.3-4.6.
 //
 // Symbols as in collective_internal.h; m = m_0 (members per innermost unit).
+#include <algorithm>
 #include <cmath>
 
 #include "cost/collective_internal.h"
@@ -26,6 +27,7 @@ Layout Inner(const Layout& layout) {
 Cost Tree(const Tiers& tiers, const Layout& layout, double bytes) {
   double latency = 0, slowest = 0;
   int limit = -1;
+  PerTier busy{};
   for (int i = 0; i <= layout.top; ++i) {
     const auto u = static_cast<size_t>(i);
     if (layout.fanout[u] <= 1) continue;
@@ -35,12 +37,13 @@ Cost Tree(const Tiers& tiers, const Layout& layout, double bytes) {
     const double rate =
         i == 0 ? InnerRate(t, layout.members[0]) : layout.members[u - 1] * TierRate(t);
     const double bw_time = 2 * bytes / (rate * Eta(t, bytes));
+    busy[u] = bw_time;
     if (bw_time > slowest || limit < 0) {
       slowest = bw_time;
       limit = i;
     }
   }
-  return Cost{latency + slowest, limit};
+  return Cost{latency + slowest, limit, busy};
 }
 
 // NVLink SHARP all-reduce (doc/hardware.md § 4.2, § 7.1): the switch reduces and
@@ -58,11 +61,9 @@ Cost Nvls(const Tiers& tiers, const Layout& layout, double bytes) {
   const double chunk = bytes / m;  // each chip reduces and multicasts one S/m shard
   const double eta = t.in_network_efficiency * (half > 0 ? chunk / (chunk + half) : 1.0);
   TierSum sum;
-  sum.Add(0, 2 * t.latency.value() + (1 + 1 / m) * bytes / (TierRate(t) * eta));
-  if (layout.top >= 1) {
-    const Cost across = Ring(tiers, Across(layout), 1, bytes / m, bytes / m, 2);
-    sum.Add(across.tier, across.time);
-  }
+  const double inside = (1 + 1 / m) * bytes / (TierRate(t) * eta);
+  sum.Add(0, 2 * t.latency.value() + inside, inside);
+  if (layout.top >= 1) sum.Add(Ring(tiers, Across(layout), 1, bytes / m, bytes / m, 2));
   return sum.Result();
 }
 
@@ -72,11 +73,9 @@ Cost Nvls(const Tiers& tiers, const Layout& layout, double bytes) {
 Cost Hierarchical(const Tiers& tiers, const Layout& layout, double bytes, int phases) {
   const double m = layout.members[0];
   if (m <= 1 || layout.top < 1) return Cost{};
-  const Cost inner = Ring(tiers, Inner(layout), 0, bytes, bytes, 1);
-  const Cost across = Ring(tiers, Across(layout), 1, bytes / m, bytes / m, phases);
   TierSum sum;
-  sum.Add(0, phases * inner.time);
-  sum.Add(across.tier, across.time);
+  sum.Add(Ring(tiers, Inner(layout), 0, bytes, bytes, 1), phases);
+  sum.Add(Ring(tiers, Across(layout), 1, bytes / m, bytes / m, phases));
   return sum.Result();
 }
 
@@ -88,7 +87,10 @@ Cost SendRecv(const Tiers& tiers, const Layout& layout, double bytes) {
     if (layout.fanout[u] <= 1) continue;
     const TierSpec& t = tiers[u];
     const double rate = i == 0 ? InnerRate(t, 2) : TierRate(t);
-    return Cost{t.latency.value() + bytes / (rate * Eta(t, bytes)), i};
+    Cost c{0, i};
+    c.busy[u] = bytes / (rate * Eta(t, bytes));
+    c.time = t.latency.value() + c.busy[u];
+    return c;
   }
   return Cost{0, -1};
 }
@@ -115,9 +117,17 @@ Layout SplitInner(const Layout& layout, double sub) {
 }
 
 // Level of a layout -> the cluster tier it runs on: a split layout
-// (`shift` 1) has one extra level on tier 0.
+// (`shift` 1) has one extra level on tier 0. Its two levels' busy times
+// count on tier 0 once, the larger: the split schedules cost them as
+// running at once (pipelined ring and tree) or one after the other, and
+// the larger keeps tier 0's busy time within the call's time either way.
 Cost OnCluster(Cost c, int shift) {
   if (c.tier > 0) c.tier -= shift;
+  if (shift == 1) {
+    c.busy[0] = std::max(c.busy[0], c.busy[1]);
+    for (size_t i = 1; i + 1 < c.busy.size(); ++i) c.busy[i] = c.busy[i + 1];
+    c.busy.back() = 0;
+  }
   return c;
 }
 

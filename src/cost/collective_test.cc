@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <vector>
 
 #include "cost/collective_test_clusters.h"
 
@@ -13,6 +14,7 @@ namespace {
 
 using testing::HgxCluster;
 using testing::IdealTier;
+using testing::TorusCluster;
 
 constexpr double kGiB = 1073741824.0;
 
@@ -275,6 +277,82 @@ TEST(Collective, BusBandwidthFactors) {
   EXPECT_DOUBLE_EQ(BusBandwidthFactor(CollectiveOp::kAllGather, 8), 7.0 / 8);
   EXPECT_DOUBLE_EQ(BusBandwidthFactor(CollectiveOp::kAllToAll, 4), 3.0 / 4);
   EXPECT_DOUBLE_EQ(BusBandwidthFactor(CollectiveOp::kBroadcast, 4), 1.0);
+}
+
+// Busy time per tier (CollectiveCost::busy): the bandwidth terms of the
+// closed forms above, latency excluded, each on the tier that carries it.
+TEST(CollectiveBusy, RingInsideOneNodeIsItsBandwidthTerm) {
+  const ClusterSpec c = IdealTwoTier(8, 400, 2.0, 50, 5.0);
+  const double s = 64e6, n = 8;
+  const auto cost = EstimateCollective(c, CollectiveOp::kReduceScatter, Bytes(s), RankGroup{8, 1},
+                                       Force(CollectiveAlgorithm::kRing));
+  EXPECT_NEAR(cost.busy[0].value(), (n - 1) / n * s / 400e9, 1e-15);
+  EXPECT_EQ(cost.busy[1].value(), 0.0);
+  EXPECT_NEAR(cost.time.value() - cost.busy[0].value(), (n - 1) * 2e-6, 1e-12);
+}
+
+TEST(CollectiveBusy, RingAcrossNodesBusiesEveryTierItCrosses) {
+  // 64 ranks over 8 nodes: the ring crosses the node switch at 400 GB/s and
+  // each node's 8 NICs at 8 x 40 GB/s (doc/hardware.md § 7.1).
+  const ClusterSpec c = IdealTwoTier(64, 400, 2.0, 40, 5.0);
+  const double s = 64e6, n = 64;
+  const auto cost = EstimateCollective(c, CollectiveOp::kAllGather, Bytes(s), RankGroup{64, 1},
+                                       Force(CollectiveAlgorithm::kRing));
+  EXPECT_NEAR(cost.busy[0].value(), (n - 1) / n * s / 400e9, 1e-15);
+  EXPECT_NEAR(cost.busy[1].value(), (n - 1) / n * s / (8 * 40e9), 1e-15);
+  EXPECT_EQ(cost.limiting_tier, 1);
+  EXPECT_LT(cost.busy[1].value(), cost.time.value());
+}
+
+TEST(CollectiveBusy, HierarchicalKeepsEachPhaseOnItsTier) {
+  const ClusterSpec c = IdealTwoTier(64, 400, 2.0, 50, 5.0);
+  const double s = 1e8, m = 8, k = 8;
+  const auto cost = EstimateCollective(c, CollectiveOp::kAllReduce, Bytes(s), RankGroup{64, 1},
+                                       Force(CollectiveAlgorithm::kHierarchical));
+  // RS and AG inside on the node switch, the shard's all-reduce on the NICs.
+  EXPECT_NEAR(cost.busy[0].value(), 2 * (m - 1) / m * s / 400e9, 1e-15);
+  EXPECT_NEAR(cost.busy[1].value(), 2 * (k - 1) / k * (s / m) / 50e9, 1e-15);
+}
+
+TEST(CollectiveBusy, TorusGatherIsItsLinksBandwidthTerm) {
+  // 4x4x4 with wraparound, 100 GB/s links: an all-gather over the cube moves
+  // (n-1)/n S over the 6 links of each chip (doc/cost-model.md § 4.5).
+  const ClusterSpec c = TorusCluster({4, 4, 4}, {true, true, true}, 100);
+  const double s = 1e9, n = 64;
+  const auto cost = EstimateCollective(c, CollectiveOp::kAllGather, Bytes(s), RankGroup{64, 1});
+  EXPECT_NEAR(cost.busy[0].value(), (n - 1) / n * s / (6 * 100e9), 1e-12);
+}
+
+TEST(CollectiveBusy, NeverNegativeNorAboveTheTime) {
+  const std::vector<ClusterSpec> clusters = {HgxCluster(2048), testing::Nvl72Cluster(144),
+                                             testing::Mi300xCluster(64),
+                                             TorusCluster({4, 4, 8}, {true, true, false}, 100, 2)};
+  int checked = 0;
+  for (const ClusterSpec& c : clusters) {
+    for (CollectiveOp op :
+         {CollectiveOp::kAllReduce, CollectiveOp::kReduceScatter, CollectiveOp::kAllGather,
+          CollectiveOp::kAllToAll, CollectiveOp::kBroadcast, CollectiveOp::kSendRecv}) {
+      for (double bytes : {4e3, 1e6, 1e9}) {
+        for (int64_t size : {2, 8, 16, 64}) {
+          for (int64_t stride : {1, 4, 16}) {
+            if (size * stride > c.num_chips) continue;
+            const RankGroup g{size, stride};
+            const CollectiveCost cost = EstimateCollective(c, op, Bytes(bytes), g);
+            Seconds most;
+            for (Seconds b : cost.busy) {
+              EXPECT_GE(b.value(), 0.0) << c.name << " " << CollectiveOpName(op);
+              EXPECT_LE(b.value(), cost.time.value() * (1 + 1e-12))
+                  << c.name << " " << CollectiveOpName(op) << " " << size << "/" << stride;
+              most = Max(most, b);
+            }
+            EXPECT_GT(most.value(), 0.0) << c.name << " " << CollectiveOpName(op);
+            ++checked;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GE(checked, 200);
 }
 
 }  // namespace

@@ -209,10 +209,13 @@ double StepChunk(const Span& s, double bytes) {
 
 // All-gather or reduce-scatter over the axes at once (d rotated copies keep
 // all links busy): T = max(alpha * hops, (m-1)/m * S / (eta(chunk) sum_d W_d)).
-double GatherTime(const TierSpec& t, const Span& s, double m, double bytes) {
+// The bandwidth term alone (the links' busy time).
+double GatherBandwidthTime(const TierSpec& t, const Span& s, double m, double bytes) {
   const double eta = Eta(t, StepChunk(s, bytes));
-  const double bw = (m - 1) / m * bytes / (eta * SumAxisRates(s, LinkRate(t)));
-  return std::max(t.latency.value() * Hops(s), bw);
+  return (m - 1) / m * bytes / (eta * SumAxisRates(s, LinkRate(t)));
+}
+double GatherTime(const TierSpec& t, const Span& s, double m, double bytes) {
+  return std::max(t.latency.value() * Hops(s), GatherBandwidthTime(t, s, m, bytes));
 }
 
 // Bisection-bound all-to-all of a per-chip buffer b: cutting axis d moves
@@ -265,11 +268,11 @@ struct TorusGroup {
 // inside the slice, hierarchical ring over the data-center tiers across.
 void Reduction(const TorusGroup& g, double bytes, int phases, TierSum* sum) {
   const TierSpec& t = g.cluster.tiers[0];
-  if (g.inside) sum->Add(0, phases * GatherTime(t, g.span, g.m, bytes));
-  if (g.across) {
-    const Cost c = Ring(g.cluster, Across(g.layout), 1, bytes / g.m, bytes / g.m, phases);
-    sum->Add(c.tier, c.time);
+  if (g.inside) {
+    sum->Add(0, phases * GatherTime(t, g.span, g.m, bytes),
+             phases * GatherBandwidthTime(t, g.span, g.m, bytes));
   }
+  if (g.across) sum->Add(Ring(g.cluster, Across(g.layout), 1, bytes / g.m, bytes / g.m, phases));
 }
 
 // Inside the slice the group exchanges m/n of the buffer, dimension-ordered
@@ -281,14 +284,22 @@ void AllToAll(const TorusGroup& g, double bytes, double imbalance, TierSum* sum)
   const double inner = bytes * g.m / l.n;
   Cost worst{g.inside ? imbalance * AllToAllTime(t, g.span, inner, StepChunk(g.span, inner)) : 0,
              g.inside ? 0 : -1};
+  PerTier busy{};
+  if (g.inside) {
+    // AllToAllTime less its latency, times the imbalance.
+    busy[0] = worst.time - imbalance * t.latency.value() * Hops(g.span);
+  }
   for (int i = 1; i <= l.top; ++i) {
-    const TierSpec& ti = g.cluster.tiers[static_cast<size_t>(i)];
-    const double leave = bytes * (l.n - l.members[static_cast<size_t>(i - 1)]) / l.n;
-    const double time =
-        ti.latency.value() + imbalance * leave / (TierRate(ti) * Eta(ti, bytes / l.n));
+    const auto u = static_cast<size_t>(i);
+    const TierSpec& ti = g.cluster.tiers[u];
+    const double leave = bytes * (l.n - l.members[u - 1]) / l.n;
+    busy[u] = imbalance * leave / (TierRate(ti) * Eta(ti, bytes / l.n));
+    const double time = ti.latency.value() + busy[u];
     if (time > worst.time) worst = Cost{time, i};
   }
-  sum->Add(std::max(worst.tier, 0), worst.time);
+  worst.tier = std::max(worst.tier, 0);
+  worst.busy = busy;
+  sum->Add(worst);
 }
 
 // Pipelined broadcast over the axes' links, then a ring broadcast across.
@@ -296,13 +307,12 @@ void Broadcast(const TorusGroup& g, double bytes, TierSum* sum) {
   const TierSpec& t = g.cluster.tiers[0];
   if (g.inside) {
     const double eta = Eta(t, StepChunk(g.span, bytes));
-    sum->Add(0,
-             t.latency.value() * Hops(g.span) + bytes / (eta * SumAxisRates(g.span, LinkRate(t))));
+    const double bw = bytes / (eta * SumAxisRates(g.span, LinkRate(t)));
+    sum->Add(0, t.latency.value() * Hops(g.span) + bw, bw);
   }
   if (g.across) {
     const Layout out = Across(g.layout);
-    const Cost c = Ring(g.cluster, out, 1, bytes * out.n / (out.n - 1), bytes, 1);
-    sum->Add(c.tier, c.time);
+    sum->Add(Ring(g.cluster, out, 1, bytes * out.n / (out.n - 1), bytes, 1));
   }
 }
 
@@ -310,13 +320,14 @@ void Broadcast(const TorusGroup& g, double bytes, TierSum* sum) {
 void SendRecv(const TorusGroup& g, double bytes, RankGroup group, TierSum* sum) {
   const TierSpec& t = g.cluster.tiers[0];
   if (g.inside) {
-    sum->Add(0, t.latency.value() * PeerHops(t, group.stride, group.mapping) +
-                    bytes / (LinkRate(t) * Eta(t, bytes)));
+    const double bw = bytes / (LinkRate(t) * Eta(t, bytes));
+    sum->Add(0, t.latency.value() * PeerHops(t, group.stride, group.mapping) + bw, bw);
     return;
   }
   const auto u = static_cast<size_t>(std::max(g.layout.top, 0));
   const TierSpec& ti = g.cluster.tiers[u];
-  sum->Add(static_cast<int>(u), ti.latency.value() + bytes / (TierRate(ti) * Eta(ti, bytes)));
+  const double bw = bytes / (TierRate(ti) * Eta(ti, bytes));
+  sum->Add(static_cast<int>(u), ti.latency.value() + bw, bw);
 }
 
 CollectiveAlgorithm NaturalAlgorithm(CollectiveOp op, bool inside, bool across) {

@@ -10,14 +10,20 @@ CommCost Collective(const ClusterSpec& cluster, CollectiveOp op, Bytes bytes, Ra
                     const CollectiveOptions& options) {
   if (group.size <= 1 || bytes <= Bytes(0)) return {};
   const CollectiveCost c = EstimateCollective(cluster, op, bytes, group, options);
-  return CommCost{c.time, c.limiting_tier};
+  return CommCost{c.time, c.limiting_tier, c.busy};
 }
 
 CommCost Collective(const ClusterSpec& cluster, CollectiveOp op, Bytes bytes,
                     const PreparedGroup& group, const CollectiveOptions& options) {
   if (group.group.size <= 1 || bytes <= Bytes(0)) return {};
   const CollectiveCost c = EstimateCollective(cluster, op, bytes, group, options);
-  return CommCost{c.time, c.limiting_tier};
+  return CommCost{c.time, c.limiting_tier, c.busy};
+}
+
+Seconds TogetherTime(const CommCost& a, const CommCost& b) {
+  Seconds t = Max(a.time, b.time);
+  for (size_t i = 0; i < a.busy.size(); ++i) t = Max(t, a.busy[i] + b.busy[i]);
+  return t;
 }
 
 const PreparedGroup& GroupCache::Get(const ClusterSpec& cluster, RankGroup group,

@@ -2,6 +2,7 @@
 // where the step layer meets the collective model (occam/collective.h).
 #pragma once
 
+#include <array>
 #include <cstdint>
 
 #include "occam/collective.h"
@@ -26,10 +27,19 @@ inline double GradReduceBytesPerParam(const JobSpec& job) {
 struct CommCost {
   Seconds time;
   int tier = -1;  // limiting tier index, -1 when nothing is sent
+  // Seconds each tier's links spend on the call (CollectiveCost::busy).
+  std::array<Seconds, kMaxCollectiveTiers> busy{};
 };
 
 CommCost Collective(const ClusterSpec& cluster, CollectiveOp op, Bytes bytes, RankGroup group,
                     const CollectiveOptions& options = {});
+
+// How long two collectives issued together take: each at least its own
+// time, and a tier both cross carries both at once, so its links are busy
+// for the sum of their busy times (CollectiveCost::busy). Calls on
+// different links run side by side; calls bound by the same links take
+// about the sum of their times.
+Seconds TogetherTime(const CommCost& a, const CommCost& b);
 // The same on a group prepared for `cluster` (PrepareGroup).
 CommCost Collective(const ClusterSpec& cluster, CollectiveOp op, Bytes bytes,
                     const PreparedGroup& group, const CollectiveOptions& options = {});
@@ -65,8 +75,7 @@ class CollectiveCache {
                RankGroup group, const CollectiveOptions& options) const;
 
  private:
-  // Sizes, strides and counts that fit in 32 bits (others are not kept), so
-  // that key and cost share one cache line.
+  // Sizes, strides and counts that fit in 32 bits (others are not kept).
   struct Key {
     CollectiveOp op = CollectiveOp::kAllReduce;
     CollectiveAlgorithm force = CollectiveAlgorithm::kNone;

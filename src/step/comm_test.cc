@@ -67,6 +67,34 @@ std::vector<Call> Calls() {
 void ExpectSame(const CommCost& a, const CommCost& b) {
   EXPECT_EQ(a.time, b.time);
   EXPECT_EQ(a.tier, b.tier);
+  EXPECT_EQ(a.busy, b.busy);
+}
+
+// Two calls issued together (the dense and the expert gradient reductions):
+// on different tiers they run side by side, on one tier its links carry
+// both, one after the other.
+TEST(TogetherTime, SideBySideOnDifferentLinksOneAfterTheOtherOnTheSame) {
+  CommCost inside{Seconds(1.0), 0}, across{Seconds(2.0), 1}, across_too{Seconds(1.5), 1};
+  inside.busy[0] = Seconds(0.9);
+  across.busy[1] = Seconds(1.8);
+  across.busy[0] = Seconds(0.2);  // a ring across nodes also crosses the node switch
+  across_too.busy[1] = Seconds(1.4);
+  EXPECT_DOUBLE_EQ(TogetherTime(inside, across).value(), 2.0);      // max(1, 2, 0.9 + 0.2)
+  EXPECT_DOUBLE_EQ(TogetherTime(across, across_too).value(), 3.2);  // 1.8 + 1.4 on tier 1
+  EXPECT_DOUBLE_EQ(TogetherTime(across, CommCost{}).value(), 2.0);
+  // Real calls: a data-parallel reduce-scatter inside the nodes and an
+  // expert-data-parallel one across them take no longer together than the
+  // slower alone would with the other's busy time added on its tier.
+  const ClusterSpec cluster = TwoTier(1024);
+  const CommCost a = Collective(cluster, CollectiveOp::kReduceScatter, Bytes(4e9), RankGroup{8, 1});
+  const CommCost b =
+      Collective(cluster, CollectiveOp::kReduceScatter, Bytes(4e9), RankGroup{64, 8});
+  const Seconds both = TogetherTime(a, b);
+  EXPECT_GE(both, Max(a.time, b.time));
+  EXPECT_LT(both, a.time + b.time);
+  const CommCost b2 =
+      Collective(cluster, CollectiveOp::kReduceScatter, Bytes(4e9), RankGroup{64, 16});
+  EXPECT_GT(TogetherTime(b, b2), 1.5 * Max(b.time, b2.time));  // both bound by the NICs
 }
 
 TEST(CollectiveCache, HitsAndMissesEqualDirectCalls) {

@@ -113,19 +113,14 @@ void ExpectNotSlower(const RandomCase& c, const RandomCase& faster, const char* 
       << what << " made the step slower: " << Describe(c);
 }
 
-// ZB-V is checked apart (DISABLED_ test below). Two causes, both in how a
-// window's exposure is charged, not in the schedule: (1) the dense and
-// expert gradient reductions of ZeRO-1/2 are each hidden behind the whole
-// backward window (DataParallelTail), so on a 42-layer MoE (h=16384, tp=4
-// pp=2 dp=16 ep=8 zero=2, 128 B200s) their exposures together grow faster
-// than the compute shrinks (+1.5% at 2x FLOP/s); charging the pair once
-// exposes the next flaw, that the window counts exposed all-to-all time as
-// compute the reductions hide behind (A2aCli.PlanFixesTheFlag then fails);
-// (2) a backward window's exposure is split over the input- and weight-
-// gradient passes in proportion to their compute, so when the memory-bound
-// part of B shrinks less than W's GEMMs, B (ZB-V's critical path) grows:
-// +1.2% at 10x FLOP/s on a comm-bound FSDP layout (L=28 h=2048 on 32 H200).
-// Both wait on one timeline for what is hidden (issue 13).
+// ZB-V is checked apart (DISABLED_ test below). One cause is left, in how a
+// window's exposure is charged, not in the schedule: a backward window's
+// exposure is split over the input- and weight-gradient passes in
+// proportion to their compute, so when the memory-bound part of B shrinks
+// less than W's GEMMs, B (ZB-V's critical path) grows: +1.2% at 10x FLOP/s
+// on a comm-bound FSDP layout (L=28 h=2048 on 32 H200). (The other, the
+// dense and expert gradient reductions each hidden behind the whole backward
+// window, is closed: they are charged together, DataParallelTail.)
 bool IsZbV(const RandomCase& c) { return c.plan.schedule == Schedule::kZbV; }
 
 TEST(StepInvariants, MoreFlopsNeverMakesAStepSlower) {

@@ -201,8 +201,10 @@ DeviceResult Device(const PlanSegs& segs, ChunkSegMemo& chunks, const StepModel:
 // overlapped with that micro-batch's backward (and the next step's first
 // forward) except the last bucket (Megatron-Core overlap_grad_reduce /
 // overlap_param_gather); all exposed when the job does not overlap them.
-// Repeated devices are skipped by the caller and repeated calls are found
-// in the StepModel's CollectiveCache.
+// The dense and the expert reductions (and the two gathers) run at once
+// behind one window (TogetherTime); the exposed part is split between them
+// by their time. Repeated devices are skipped by the caller and repeated
+// calls are found in the StepModel's CollectiveCache.
 void DataParallelTail(const PlanContext& c, const DeviceResult& dev, const DeviceTimes& t,
                       CoreResult& out) {
   const PlanSpec& p = *c.plan;
@@ -211,21 +213,29 @@ void DataParallelTail(const PlanContext& c, const DeviceResult& dev, const Devic
   const double last = !c.job->overlap_grad_reduce ? 1.0
                       : params > 0                ? std::min(1.0, BucketParams(dp) / params)
                                                   : 0;
-  // `times` reductions per step, each behind one micro-batch's window; the
-  // last one also exposes its last bucket.
-  auto put = [&](TailItem& item, CollectiveOp op, double bytes, RankGroup g, Seconds window,
-                 double times = 1.0) {
-    const CommCost cc = c.CommOnce(op, Bytes(bytes), g);
-    const Seconds exposed = (times - 1.0) * Max(Seconds(), cc.time - window) +
-                            std::max(cc.time - window, cc.time * last);
-    if (exposed > item.exposed) item = TailItem{times * cc.time, exposed, cc.tier};
+  // `times` rounds per step, each behind one micro-batch's window; the last
+  // one also exposes its last bucket. Keeps the device whose pair exposes
+  // the most.
+  auto pair = [&](TailItem& a, TailItem& b, const CommCost& ca, const CommCost& cb, Seconds window,
+                  double times) {
+    const Seconds both = TogetherTime(ca, cb);
+    const Seconds exposed =
+        (times - 1.0) * Max(Seconds(), both - window) + std::max(both - window, both * last);
+    if (exposed <= a.exposed + b.exposed) return;
+    const Seconds sum = ca.time + cb.time;
+    const double share_a = sum > Seconds() ? ca.time / sum : 0.0;
+    a = TailItem{times * ca.time, exposed * share_a, ca.tier};
+    b = TailItem{times * cb.time, exposed * (1.0 - share_a), cb.tier};
   };
+  const double grad_bytes = GradReduceBytesPerParam(*c.job);
   if (p.zero >= 3) {
     if (p.hsdp > 0 && p.hsdp < c.dense_dp.size) {
       // HSDP: replicas all-reduce their gradient shard once per step.
       const RankGroup rep{c.dense_dp.size / p.hsdp, c.fsdp_dense.stride * p.hsdp, p.mesh};
-      put(out.dp_grad, CollectiveOp::kAllReduce,
-          GradReduceBytesPerParam(*c.job) * dev.params_dense / p.hsdp, rep, t.b + t.w);
+      TailItem none;
+      pair(out.dp_grad, none,
+           c.CommOnce(CollectiveOp::kAllReduce, Bytes(grad_bytes * dev.params_dense / p.hsdp), rep),
+           CommCost{}, t.b + t.w, 1.0);
     }
     return;
   }
@@ -237,15 +247,16 @@ void DataParallelTail(const PlanContext& c, const DeviceResult& dev, const Devic
   // each bucket in every backward); ZeRO-0/1 accumulate the full gradient and
   // reduce once per step.
   const double times = p.zero == 2 ? out.m : 1.0;
-  put(out.dp_grad, grad_op, GradReduceBytesPerParam(*c.job) * dev.params_dense, c.dense_dp,
-      t.b + t.w, times);
-  put(out.edp_grad, grad_op, GradReduceBytesPerParam(*c.job) * dev.params_expert, c.groups.edp,
-      t.b + t.w, times);
+  pair(out.dp_grad, out.edp_grad,
+       c.CommOnce(grad_op, Bytes(grad_bytes * dev.params_dense), c.dense_dp),
+       c.CommOnce(grad_op, Bytes(grad_bytes * dev.params_expert), c.groups.edp), t.b + t.w, times);
   if (p.zero >= 1) {
-    put(out.dp_gather, CollectiveOp::kAllGather, kWeightBytesPerParam * dev.params_dense,
-        c.dense_dp, t.f);
-    put(out.edp_gather, CollectiveOp::kAllGather, kWeightBytesPerParam * dev.params_expert,
-        c.groups.edp, t.f);
+    pair(out.dp_gather, out.edp_gather,
+         c.CommOnce(CollectiveOp::kAllGather, Bytes(kWeightBytesPerParam * dev.params_dense),
+                    c.dense_dp),
+         c.CommOnce(CollectiveOp::kAllGather, Bytes(kWeightBytesPerParam * dev.params_expert),
+                    c.groups.edp),
+         t.f, 1.0);
   }
 }
 
