@@ -262,8 +262,16 @@ TEST(MoeHostSync, IsItsOwnItemAndANamedOption) {
   EXPECT_LT(item.total.value(), Micro(s, 1024, 1) * 59 * 1.0);  // D covers part of H
   EXPECT_EQ(ItemOn(off, "host").what, "");
   EXPECT_DOUBLE_EQ(Ep(on).total.value(), Ep(off).total.value());
-  EXPECT_NEAR(on.step_time.value() - off.step_time.value(), item.exposed.value(),
-              1e-9 * item.exposed.value());
+  // The step pays the host's exposed time, less what the longer forward
+  // hides of the data-parallel weight gathers issued behind it (their links
+  // are idle while the device waits for the host: DataParallelTail).
+  double gathers_off = 0;
+  for (const TimeItem& t : off.breakdown) {
+    if (t.what.find("weight all-gather") != std::string::npos) gathers_off += t.exposed.value();
+  }
+  const double paid = on.step_time.value() - off.step_time.value();
+  EXPECT_LE(paid, item.exposed.value() * (1 + 1e-9));
+  EXPECT_GE(paid, item.exposed.value() - gathers_off - 1e-9 * item.exposed.value());
   // Combined 1F1B hides it with the all-to-all: the same unpaired share stays.
   const Estimate paired = EstimateOf(SlowChip(), plan + ",a2a_overlap=1");
   const TimeItem ph = ItemOn(paired, "host");

@@ -26,6 +26,15 @@ Seconds TogetherTime(const CommCost& a, const CommCost& b) {
   return t;
 }
 
+Seconds ExcessOver(const CommCost& a, const CommCost& b, Seconds window, const TierSeconds& other) {
+  Seconds e = Max(Seconds(), Max(a.time, b.time) - window);
+  for (size_t i = 0; i < a.busy.size(); ++i) {
+    // A tier neither call crosses is not waited for.
+    if (a.busy[i] + b.busy[i] > Seconds()) e = Max(e, a.busy[i] + b.busy[i] + other[i] - window);
+  }
+  return Min(e, TogetherTime(a, b));
+}
+
 const PreparedGroup& GroupCache::Get(const ClusterSpec& cluster, RankGroup group,
                                      PreparedGroup& scratch) const {
   const uint64_t key = static_cast<uint64_t>(group.size) * 0x9E3779B97F4A7C15ULL ^

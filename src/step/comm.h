@@ -24,11 +24,13 @@ inline double GradReduceBytesPerParam(const JobSpec& job) {
   return job.bf16_gradients ? kBf16GradBytesPerParam : kGradBytesPerParam;
 }
 
+// Seconds per cluster tier.
+using TierSeconds = std::array<Seconds, kMaxCollectiveTiers>;
+
 struct CommCost {
   Seconds time;
-  int tier = -1;  // limiting tier index, -1 when nothing is sent
-  // Seconds each tier's links spend on the call (CollectiveCost::busy).
-  std::array<Seconds, kMaxCollectiveTiers> busy{};
+  int tier = -1;       // limiting tier index, -1 when nothing is sent
+  TierSeconds busy{};  // each tier's links' time on the call (CollectiveCost::busy)
 };
 
 CommCost Collective(const ClusterSpec& cluster, CollectiveOp op, Bytes bytes, RankGroup group,
@@ -40,6 +42,11 @@ CommCost Collective(const ClusterSpec& cluster, CollectiveOp op, Bytes bytes, Ra
 // different links run side by side; calls bound by the same links take
 // about the sum of their times.
 Seconds TogetherTime(const CommCost& a, const CommCost& b);
+// How far the two, issued together at the start of a window of `window`
+// seconds, run past its end when each tier's links also carry `other` of the
+// window's own traffic: max(0, T_a - window, T_b - window, max_i (busy_a,i +
+// busy_b,i + other_i - window)). Never above TogetherTime(a, b).
+Seconds ExcessOver(const CommCost& a, const CommCost& b, Seconds window, const TierSeconds& other);
 // The same on a group prepared for `cluster` (PrepareGroup).
 CommCost Collective(const ClusterSpec& cluster, CollectiveOp op, Bytes bytes,
                     const PreparedGroup& group, const CollectiveOptions& options = {});

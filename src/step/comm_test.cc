@@ -97,6 +97,27 @@ TEST(TogetherTime, SideBySideOnDifferentLinksOneAfterTheOtherOnTheSame) {
   EXPECT_GT(TogetherTime(b, b2), 1.5 * Max(b.time, b2.time));  // both bound by the NICs
 }
 
+// Behind a window whose links also carry the window's own traffic (an
+// expert all-to-all over the same NICs), the reductions get only what that
+// traffic leaves; traffic on links they do not cross takes nothing away.
+TEST(ExcessOver, OnlyTrafficOnTheSameLinksShrinksTheWindow) {
+  CommCost across{Seconds(2.0), 1};
+  across.busy[1] = Seconds(1.8);
+  const Seconds window(3.0);
+  TierSeconds other{};
+  EXPECT_DOUBLE_EQ(ExcessOver(across, CommCost{}, window, other).value(), 0.0);
+  other[0] = Seconds(5.0);  // NVLink traffic: the NICs are free
+  EXPECT_DOUBLE_EQ(ExcessOver(across, CommCost{}, window, other).value(), 0.0);
+  other[1] = Seconds(1.5);  // an all-to-all over the NICs: 1.8 + 1.5 - 3
+  EXPECT_NEAR(ExcessOver(across, CommCost{}, window, other).value(), 0.3, 1e-12);
+  other[1] = Seconds(10.0);  // never past the pair's own time after the window
+  EXPECT_DOUBLE_EQ(ExcessOver(across, CommCost{}, window, other).value(), 2.0);
+  // Without other traffic it is the pair's time past the window.
+  CommCost too = across;
+  EXPECT_NEAR(ExcessOver(across, too, window, TierSeconds{}).value(),
+              (TogetherTime(across, too) - window).value(), 1e-12);
+}
+
 TEST(CollectiveCache, HitsAndMissesEqualDirectCalls) {
   const ClusterSpec cluster = TwoTier(1024);
   auto groups = std::make_unique<GroupCache>();

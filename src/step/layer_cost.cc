@@ -92,6 +92,7 @@ void AddTp(const PlanContext& c, double pairs, Seg& s) {
   s.exp_f[kAxTp] += pairs * one;
   s.exp_b[kAxTp] += pairs * one * (1.0 + rec);
   s.total[kAxTp] += pairs * one * (2.0 + rec);
+  s.total_f[kAxTp] += pairs * one;
 }
 
 // Communication that can hide behind compute, per pass (forward f,
@@ -131,6 +132,7 @@ void AddBlockTp(const PlanContext& c, double pairs, Seg& s, Hide& h) {
   }
   const Seconds rec = c.plan->recompute == Recompute::kFull ? fwd : Seconds();
   s.total[kAxTp] += pairs * (fwd + bwd_exposed + bwd_hidden + rec);
+  s.total_f[kAxTp] += pairs * fwd;
   if (c.job->tp_comm_overlap) {
     const double chunk = 1.0 / static_cast<double>(c.plan->tp);
     s.exp_f[kAxTp] += pairs * fwd * chunk;
@@ -160,6 +162,7 @@ void AddCp(const PlanContext& c, Seg& s, Hide& h) {
   const Seconds t = c.Comm(CollectiveOp::kAllGather, bytes, c.groups.cp).time;
   const double rec = c.plan->recompute == Recompute::kFull ? 1.0 : 0.0;
   s.total[kAxCp] += t * (3.0 + rec);
+  s.total_f[kAxCp] += t;
   h.f[kAxCp] += t;
   h.b[kAxCp] += t * (2.0 + rec);
 }
@@ -197,7 +200,9 @@ void AddEp(const PlanContext& c, const BlockWork& b, Seg& s, Hide& h) {
                      (c.plan->recompute_modules & recompute_module::kMoe) != 0);
   const Seconds rec = full ? f : Seconds(), host_rec = full ? host : Seconds();
   s.total[kAxEp] += f + bw + rec;
+  s.total_f[kAxEp] += f;
   s.total[kAxHost] += host + host_rec;
+  s.total_f[kAxHost] += host;
   // What they hide behind is settled by Settle, one rule per EpWindow.
   auto& fwd = c.ep_window != EpWindow::kExposed ? h.f : s.exp_f;
   auto& bwd = c.ep_window != EpWindow::kExposed ? h.b : s.exp_b;
@@ -225,6 +230,7 @@ void AddHostBound(const PlanContext& c, Seg& s) {
   s.exp_f[kAxHost] += idle;
   if (times > 1) s.exp_b[kAxHost] += idle;
   s.total[kAxHost] += times * idle;
+  s.total_f[kAxHost] += idle;
 }
 
 // ZeRO-3 / FSDP: gather weights before forward and backward, reduce-scatter
@@ -297,6 +303,7 @@ void AddFsdp(const PlanContext& c, const FsdpUnits& u, Seg& s, Hide& h) {
                         .time;
   }
   s.total[kAxFsdp] += 2 * ag + rs;
+  s.total_f[kAxFsdp] += ag;
   auto& f = c.job->fsdp_overlap ? h.f : s.exp_f;
   auto& b = c.job->fsdp_overlap ? h.b : s.exp_b;
   f[kAxFsdp] += ag;
@@ -454,6 +461,7 @@ void Seg::Add(const Seg& o, double times) {
   cw += o.cw * times;
   for (int i = 0; i < kNumAx; ++i) {
     total[i] += o.total[i] * times;
+    total_f[i] += o.total_f[i] * times;
     exp_f[i] += o.exp_f[i] * times;
     exp_b[i] += o.exp_b[i] * times;
     exp_w[i] += o.exp_w[i] * times;
@@ -547,6 +555,7 @@ void AddOffload(const PlanContext& c, const BlockWork& b, Seg& s) {
                                                 c.job->precision, SaversOf(c));
   const Seconds t = Bytes(bytes) / link;
   s.total[kAxOffload] += 2 * t;
+  s.total_f[kAxOffload] += t;
   s.exp_f[kAxOffload] += Max(Seconds(), t - s.cf);
   s.exp_b[kAxOffload] += Max(Seconds(), t - s.cb);
 }

@@ -28,6 +28,7 @@ using AxisTimes = std::array<Seconds, kNumAx>;
 struct Seg {
   Seconds cf, cb, cw;        // compute: forward, input-grad (+recompute), weight-grad
   AxisTimes total{};         // communication time per axis
+  AxisTimes total_f{};       // the part of `total` in the forward (the rest: backward, recompute)
   AxisTimes exp_f{};         // exposed part in the forward
   AxisTimes exp_b{};         // exposed part in the input-gradient pass
   AxisTimes exp_w{};         // exposed part in the weight-gradient pass (paired windows)
@@ -117,6 +118,10 @@ struct PlanContext {
   // (UnpairedPassFraction), the one the simulator plays.
   double a2a_unpaired = 1;
   std::array<int, kNumAx> tier{-1, -1, -1, -1, -1, -1};
+  // Per axis, the fraction of its collectives' time each cluster tier's
+  // links are busy (CollectiveCost::busy / time of the axis's probe call;
+  // 0 for the host and offload axes, which use no network tier).
+  std::array<std::array<double, kMaxCollectiveTiers>, kNumAx> busy_share{};
   mutable CommMemo memo;
   // Collective(*cluster, ...) through `memo`: same result, each distinct call costed once.
   CommCost Comm(CollectiveOp op, Bytes bytes, RankGroup group,

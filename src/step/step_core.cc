@@ -58,10 +58,17 @@ void InitContext(const StepModel::Impl& impl, const PlanSpec& plan, PlanContext&
     c.a2a_unpaired = HalvesUnpairedFraction(impl.work, plan);
   }
   const Bytes probe(c.tokens * static_cast<double>(impl.work.hidden) * kActivationBytes);
-  c.tier[kAxTp] = c.Comm(CollectiveOp::kAllGather, probe, c.groups.tp).tier;
-  c.tier[kAxCp] = c.CommOnce(CollectiveOp::kAllGather, probe, c.groups.cp).tier;
-  c.tier[kAxEp] = c.CommOnce(CollectiveOp::kAllToAll, probe, c.groups.ep).tier;
-  c.tier[kAxFsdp] = c.CommOnce(CollectiveOp::kAllGather, probe, c.fsdp_dense).tier;
+  auto set = [&](int a, const CommCost& cc) {
+    const auto u = static_cast<size_t>(a);
+    c.tier[u] = cc.tier;
+    c.busy_share[u] = {};
+    if (!(cc.time > Seconds())) return;
+    for (size_t i = 0; i < cc.busy.size(); ++i) c.busy_share[u][i] = cc.busy[i] / cc.time;
+  };
+  set(kAxTp, c.Comm(CollectiveOp::kAllGather, probe, c.groups.tp));
+  set(kAxCp, c.CommOnce(CollectiveOp::kAllGather, probe, c.groups.cp));
+  set(kAxEp, c.CommOnce(CollectiveOp::kAllToAll, probe, c.groups.ep));
+  set(kAxFsdp, c.CommOnce(CollectiveOp::kAllGather, probe, c.fsdp_dense));
 }
 
 PlanContext MakeContext(const StepModel::Impl& impl, const PlanSpec& plan) {
@@ -197,14 +204,31 @@ DeviceResult Device(const PlanSegs& segs, ChunkSegMemo& chunks, const StepModel:
   return r;
 }
 
+// Seconds each tier's links carry the device's own traffic in one
+// micro-batch's forward (or backward, recompute included): each axis's
+// communication in that pass, hidden or exposed, times the share of it that
+// keeps the tier busy (PlanContext::busy_share).
+TierSeconds PassBusy(const PlanContext& c, const Seg& s, bool forward) {
+  TierSeconds out{};
+  const size_t tiers = std::min(out.size(), c.cluster->tiers.size());
+  for (size_t a = 0; a < static_cast<size_t>(kNumAx); ++a) {
+    const Seconds comm = forward ? s.total_f[a] : s.total[a] - s.total_f[a];
+    if (!(comm > Seconds())) continue;
+    for (size_t i = 0; i < tiers; ++i) out[i] += comm * c.busy_share[a][i];
+  }
+  return out;
+}
+
 // Gradient reduction and weight gathering after the last micro-batch,
 // overlapped with that micro-batch's backward (and the next step's first
 // forward) except the last bucket (Megatron-Core overlap_grad_reduce /
 // overlap_param_gather); all exposed when the job does not overlap them.
 // The dense and the expert reductions (and the two gathers) run at once
-// behind one window (TogetherTime); the exposed part is split between them
-// by their time. Repeated devices are skipped by the caller and repeated
-// calls are found in the StepModel's CollectiveCache.
+// behind one window (ExcessOver), whose links also carry the pass's own
+// traffic (PassBusy: an expert all-to-all over the same NICs, hidden or
+// not); the exposed part is split between them by their time. Repeated
+// devices are skipped by the caller and repeated calls are found in the
+// StepModel's CollectiveCache.
 void DataParallelTail(const PlanContext& c, const DeviceResult& dev, const DeviceTimes& t,
                       CoreResult& out) {
   const PlanSpec& p = *c.plan;
@@ -216,11 +240,11 @@ void DataParallelTail(const PlanContext& c, const DeviceResult& dev, const Devic
   // `times` rounds per step, each behind one micro-batch's window; the last
   // one also exposes its last bucket. Keeps the device whose pair exposes
   // the most.
+  const TierSeconds busy_b = PassBusy(c, dev.seg, false), busy_f = PassBusy(c, dev.seg, true);
   auto pair = [&](TailItem& a, TailItem& b, const CommCost& ca, const CommCost& cb, Seconds window,
-                  double times) {
-    const Seconds both = TogetherTime(ca, cb);
-    const Seconds exposed =
-        (times - 1.0) * Max(Seconds(), both - window) + std::max(both - window, both * last);
+                  const TierSeconds& other, double times) {
+    const Seconds excess = ExcessOver(ca, cb, window, other);
+    const Seconds exposed = (times - 1.0) * excess + std::max(excess, TogetherTime(ca, cb) * last);
     if (exposed <= a.exposed + b.exposed) return;
     const Seconds sum = ca.time + cb.time;
     const double share_a = sum > Seconds() ? ca.time / sum : 0.0;
@@ -235,7 +259,7 @@ void DataParallelTail(const PlanContext& c, const DeviceResult& dev, const Devic
       TailItem none;
       pair(out.dp_grad, none,
            c.CommOnce(CollectiveOp::kAllReduce, Bytes(grad_bytes * dev.params_dense / p.hsdp), rep),
-           CommCost{}, t.b + t.w, 1.0);
+           CommCost{}, t.b + t.w, busy_b, 1.0);
     }
     return;
   }
@@ -249,14 +273,15 @@ void DataParallelTail(const PlanContext& c, const DeviceResult& dev, const Devic
   const double times = p.zero == 2 ? out.m : 1.0;
   pair(out.dp_grad, out.edp_grad,
        c.CommOnce(grad_op, Bytes(grad_bytes * dev.params_dense), c.dense_dp),
-       c.CommOnce(grad_op, Bytes(grad_bytes * dev.params_expert), c.groups.edp), t.b + t.w, times);
+       c.CommOnce(grad_op, Bytes(grad_bytes * dev.params_expert), c.groups.edp), t.b + t.w, busy_b,
+       times);
   if (p.zero >= 1) {
     pair(out.dp_gather, out.edp_gather,
          c.CommOnce(CollectiveOp::kAllGather, Bytes(kWeightBytesPerParam * dev.params_dense),
                     c.dense_dp),
          c.CommOnce(CollectiveOp::kAllGather, Bytes(kWeightBytesPerParam * dev.params_expert),
                     c.groups.edp),
-         t.f, 1.0);
+         t.f, busy_f, 1.0);
   }
 }
 
