@@ -93,7 +93,8 @@ Result<PlanEstimates> EstimateNamedLayouts(const SearchResult& r, const FromInpu
   const std::pair<const std::optional<LayoutResult>*, std::optional<Estimate>*> roles[] = {
       {&r.best, &out.best},
       {&r.simplest, &out.simplest},
-      {&r.best_without_pp, &out.best_without_pp}};
+      {&r.best_without_pp, &out.best_without_pp},
+      {&r.best_with_pp, &out.best_with_pp}};
   for (const auto& [layout, estimate] : roles) {
     if (!layout->has_value()) continue;
     OCCAM_ASSIGN_OR_RETURN(*estimate, step.Evaluate((*layout)->plan));

@@ -140,6 +140,7 @@ struct PlanEstimates {
   std::optional<Estimate> best;
   std::optional<Estimate> simplest;
   std::optional<Estimate> best_without_pp;
+  std::optional<Estimate> best_with_pp;  // the other side of the PP verdict
 };
 
 // Memory per pipeline device (stacked, usable-HBM line) for each named

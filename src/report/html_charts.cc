@@ -36,7 +36,8 @@ std::vector<NamedEstimate> DistinctLayouts(const PlanEstimates& estimates) {
   const std::pair<const char*, const std::optional<Estimate>*> roles[] = {
       {"best", &estimates.best},
       {"simplest", &estimates.simplest},
-      {"best without PP", &estimates.best_without_pp}};
+      {"best without PP", &estimates.best_without_pp},
+      {"best with PP", &estimates.best_with_pp}};
   std::vector<NamedEstimate> out;
   for (const auto& [role, e] : roles) {
     if (!e->has_value()) continue;
@@ -115,11 +116,14 @@ ScatterChart TopLayoutsChart(const SearchResult& r, const std::string& id) {
         {l.memory_per_chip.value() / kGB, 100.0 * l.mfu, FormatPlan(l.plan)});
   };
   for (const LayoutResult& l : r.top) point(l);
-  // The best layout without PP, when the top list has none: the trade-off
-  // the PP verdict weighs.
-  const bool listed = std::any_of(r.top.begin(), r.top.end(),
-                                  [&](const LayoutResult& l) { return l.plan.pp == 1; });
-  if (r.best_without_pp && !listed) point(*r.best_without_pp);
+  // The best layout without PP (with PP), when the top list has none: the
+  // trade-off the PP verdict weighs.
+  auto listed = [&](bool pp) {
+    return std::any_of(r.top.begin(), r.top.end(),
+                       [&](const LayoutResult& l) { return (l.plan.pp > 1) == pp; });
+  };
+  if (r.best_without_pp && !listed(false)) point(*r.best_without_pp);
+  if (r.best_with_pp && !listed(true)) point(*r.best_with_pp);
   auto mark = [&](const std::optional<LayoutResult>& l, const std::string& name) {
     if (!l) return;
     for (ScatterMark& m : c.marks) {
@@ -133,6 +137,7 @@ ScatterChart TopLayoutsChart(const SearchResult& r, const std::string& id) {
   mark(r.best, "best");
   mark(r.simplest, "simplest");
   mark(r.best_without_pp, "best without PP");
+  mark(r.best_with_pp, "best with PP");
   return c;
 }
 

@@ -113,9 +113,9 @@ std::string PlanHtml(const SearchResult& r, const PlanEstimates& estimates, cons
   }
   body += HtmlSection(
       "Top layouts: MFU against memory per chip",
-      "Each point is one of the fastest layouts that fit (and the best layout without PP when "
-      "none of them is one); circles name the best, the simplest within the threshold and the "
-      "best without PP.",
+      "Each point is one of the fastest layouts that fit (and the best layout without PP, or "
+      "with PP, when none of them is one); circles name the best, the simplest within the "
+      "threshold, the best without PP and the best with PP.",
       report_internal::RenderScatter(report_internal::TopLayoutsChart(r, "top-layouts")));
   return HtmlPage("occam plan: " + model.name + " on " + cluster.name, inputs, body);
 }

@@ -153,7 +153,7 @@ TEST(HtmlReport, PlanHasEveryChartAndMarksBestAndSimplest) {
   for (const Node* n : xml_test::FindAll(*top, "g")) {
     if (n->attrs.count("data-label")) {
       marks.push_back(n->attrs.at("data-label"));
-      if (n->attrs.at("data-label") == "best") {
+      if (n->attrs.at("data-label") == "best = best with PP") {
         EXPECT_EQ(std::stod(n->attrs.at("data-y")), 100.0 * r.best->mfu);
         EXPECT_EQ(std::stod(n->attrs.at("data-x")), r.best->memory_per_chip.value() / 1e9);
       }
@@ -163,9 +163,32 @@ TEST(HtmlReport, PlanHasEveryChartAndMarksBestAndSimplest) {
     for (const Node* n : xml_test::FindAll(*top, tag)) points += n->attrs.count("data-x");
   }
   EXPECT_EQ(points, 3);
-  // best_without_pp is top[1], which is also the simplest: one circle.
-  EXPECT_EQ(marks, (std::vector<std::string>{"best", "simplest = best without PP"}));
+  // best_without_pp is top[1], which is also the simplest, and best_with_pp
+  // is the best: one circle each.
+  EXPECT_EQ(marks, (std::vector<std::string>{"best = best with PP", "simplest = best without PP"}));
   EXPECT_NE(html.find(r.pp_verdict), std::string::npos);
+}
+
+// The two sides of the PP verdict are both drawn: the best layout with PP
+// joins the scatter when the top list holds none, and the named layouts.
+TEST(HtmlReport, PlanShowsTheBestLayoutWithPp) {
+  const Fixture f;
+  SearchResult r;
+  r.top = {Layout("tp=1,pp=1,dp=64", 1.0, 0.45, 50), Layout("tp=8,pp=1,dp=8", 1.1, 0.40, 30)};
+  r.best = r.simplest = r.best_without_pp = r.top[0];
+  r.best_with_pp = Layout("tp=2,pp=4,dp=8,schedule=1f1b", 1.3, 0.35, 60);
+  const report_internal::ScatterChart c = report_internal::TopLayoutsChart(r, "top-layouts");
+  ASSERT_EQ(c.series.size(), 2u);
+  ASSERT_EQ(c.series[0].points.size(), 1u);  // "with PP": the best with PP alone
+  EXPECT_EQ(c.series[0].points[0].y, 100.0 * 0.35);
+  EXPECT_EQ(c.marks.back().label, "best with PP");
+  PlanEstimates est;
+  est.best = f.e;
+  est.best->plan = *ParsePlan("tp=4,pp=1,dp=16,mbs=1");  // the fixture's layout has pp = 4
+  est.best_with_pp = f.e;
+  const auto layouts = report_internal::DistinctLayouts(est);
+  ASSERT_EQ(layouts.size(), 2u);
+  EXPECT_EQ(layouts[1].first, "best with PP");
 }
 
 TEST(HtmlReport, DistinctLayoutsNameSharedRoles) {
