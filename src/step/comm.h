@@ -35,6 +35,9 @@ struct CommCost {
 
 CommCost Collective(const ClusterSpec& cluster, CollectiveOp op, Bytes bytes, RankGroup group,
                     const CollectiveOptions& options = {});
+// The same on a group prepared for `cluster` (PrepareGroup).
+CommCost Collective(const ClusterSpec& cluster, CollectiveOp op, Bytes bytes,
+                    const PreparedGroup& group, const CollectiveOptions& options = {});
 
 // How long two collectives issued together take: each at least its own
 // time, and a tier both cross carries both at once, so its links are busy
@@ -47,9 +50,6 @@ Seconds TogetherTime(const CommCost& a, const CommCost& b);
 // window's own traffic: max(0, T_a - window, T_b - window, max_i (busy_a,i +
 // busy_b,i + other_i - window)). Never above TogetherTime(a, b).
 Seconds ExcessOver(const CommCost& a, const CommCost& b, Seconds window, const TierSeconds& other);
-// The same on a group prepared for `cluster` (PrepareGroup).
-CommCost Collective(const ClusterSpec& cluster, CollectiveOp op, Bytes bytes,
-                    const PreparedGroup& group, const CollectiveOptions& options = {});
 
 // Prepared layouts (PrepareGroup) of the rank groups one StepModel meets,
 // by (size, stride), for the one cluster it costs: a WriteOnceTable
