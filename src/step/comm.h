@@ -29,8 +29,15 @@ using TierSeconds = std::array<Seconds, kMaxCollectiveTiers>;
 
 struct CommCost {
   Seconds time;
-  int tier = -1;       // limiting tier index, -1 when nothing is sent
-  TierSeconds busy{};  // each tier's links' time on the call (CollectiveCost::busy)
+  int tier = -1;  // limiting tier index, -1 when nothing is sent
+};
+
+// A collective's cost with the time each tier's links spend on it
+// (CollectiveCost::busy): what two calls issued together share.
+struct CommLoad {
+  Seconds time;
+  int tier = -1;
+  TierSeconds busy{};
 };
 
 CommCost Collective(const ClusterSpec& cluster, CollectiveOp op, Bytes bytes, RankGroup group,
@@ -38,18 +45,23 @@ CommCost Collective(const ClusterSpec& cluster, CollectiveOp op, Bytes bytes, Ra
 // The same on a group prepared for `cluster` (PrepareGroup).
 CommCost Collective(const ClusterSpec& cluster, CollectiveOp op, Bytes bytes,
                     const PreparedGroup& group, const CollectiveOptions& options = {});
+// The same with the busy time per tier.
+CommLoad CollectiveLoad(const ClusterSpec& cluster, CollectiveOp op, Bytes bytes, RankGroup group,
+                        const CollectiveOptions& options = {});
+CommLoad CollectiveLoad(const ClusterSpec& cluster, CollectiveOp op, Bytes bytes,
+                        const PreparedGroup& group, const CollectiveOptions& options = {});
 
 // How long two collectives issued together take: each at least its own
 // time, and a tier both cross carries both at once, so its links are busy
 // for the sum of their busy times (CollectiveCost::busy). Calls on
 // different links run side by side; calls bound by the same links take
 // about the sum of their times.
-Seconds TogetherTime(const CommCost& a, const CommCost& b);
+Seconds TogetherTime(const CommLoad& a, const CommLoad& b);
 // How far the two, issued together at the start of a window of `window`
 // seconds, run past its end when each tier's links also carry `other` of the
 // window's own traffic: max(0, T_a - window, T_b - window, max_i (busy_a,i +
 // busy_b,i + other_i - window)). Never above TogetherTime(a, b).
-Seconds ExcessOver(const CommCost& a, const CommCost& b, Seconds window, const TierSeconds& other);
+Seconds ExcessOver(const CommLoad& a, const CommLoad& b, Seconds window, const TierSeconds& other);
 
 // Prepared layouts (PrepareGroup) of the rank groups one StepModel meets,
 // by (size, stride), for the one cluster it costs: a WriteOnceTable
@@ -80,6 +92,11 @@ class CollectiveCache {
  public:
   CommCost Get(const ClusterSpec& cluster, const GroupCache& groups, CollectiveOp op, Bytes bytes,
                RankGroup group, const CollectiveOptions& options) const;
+  // The same call with its busy times (CollectiveLoad), from a table of its
+  // own: only the probes and the data-parallel tail ask for them, and Get's
+  // slots stay small.
+  CommLoad GetLoad(const ClusterSpec& cluster, const GroupCache& groups, CollectiveOp op,
+                   Bytes bytes, RankGroup group, const CollectiveOptions& options) const;
 
  private:
   // Sizes, strides and counts that fit in 32 bits (others are not kept).
@@ -91,7 +108,20 @@ class CollectiveCache {
     double bytes = 0, imbalance = 0;
     bool operator==(const Key&) const = default;
   };
+  // The key of a call and its slot's hash; false when it cannot be kept.
+  static bool KeyOf(CollectiveOp op, Bytes bytes, RankGroup group, const CollectiveOptions& options,
+                    Key& key, size_t& home);
+  // `table`'s value for the call, else make() (kept when a slot is free).
+  template <class Table, class Make>
+  static auto Lookup(const Table& table, CollectiveOp op, Bytes bytes, RankGroup group,
+                     const CollectiveOptions& options, Make&& make) {
+    Key key;
+    size_t home = 0;
+    if (!KeyOf(op, bytes, group, options, key, home)) return make();
+    return table.Get(home, key, make);
+  }
   WriteOnceTable<Key, CommCost, 8192> table_;
+  WriteOnceTable<Key, CommLoad, 8192> loads_;
 };
 
 // The groups of every parallel axis for `plan` (explicit order or default).

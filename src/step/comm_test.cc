@@ -67,6 +67,11 @@ std::vector<Call> Calls() {
 void ExpectSame(const CommCost& a, const CommCost& b) {
   EXPECT_EQ(a.time, b.time);
   EXPECT_EQ(a.tier, b.tier);
+}
+
+void ExpectSame(const CommLoad& a, const CommLoad& b) {
+  EXPECT_EQ(a.time, b.time);
+  EXPECT_EQ(a.tier, b.tier);
   EXPECT_EQ(a.busy, b.busy);
 }
 
@@ -74,26 +79,27 @@ void ExpectSame(const CommCost& a, const CommCost& b) {
 // on different tiers they run side by side, on one tier its links carry
 // both, one after the other.
 TEST(TogetherTime, SideBySideOnDifferentLinksOneAfterTheOtherOnTheSame) {
-  CommCost inside{Seconds(1.0), 0}, across{Seconds(2.0), 1}, across_too{Seconds(1.5), 1};
+  CommLoad inside{Seconds(1.0), 0}, across{Seconds(2.0), 1}, across_too{Seconds(1.5), 1};
   inside.busy[0] = Seconds(0.9);
   across.busy[1] = Seconds(1.8);
   across.busy[0] = Seconds(0.2);  // a ring across nodes also crosses the node switch
   across_too.busy[1] = Seconds(1.4);
   EXPECT_DOUBLE_EQ(TogetherTime(inside, across).value(), 2.0);      // max(1, 2, 0.9 + 0.2)
   EXPECT_DOUBLE_EQ(TogetherTime(across, across_too).value(), 3.2);  // 1.8 + 1.4 on tier 1
-  EXPECT_DOUBLE_EQ(TogetherTime(across, CommCost{}).value(), 2.0);
+  EXPECT_DOUBLE_EQ(TogetherTime(across, CommLoad{}).value(), 2.0);
   // Real calls: a data-parallel reduce-scatter inside the nodes and an
   // expert-data-parallel one across them take no longer together than the
   // slower alone would with the other's busy time added on its tier.
   const ClusterSpec cluster = TwoTier(1024);
-  const CommCost a = Collective(cluster, CollectiveOp::kReduceScatter, Bytes(4e9), RankGroup{8, 1});
-  const CommCost b =
-      Collective(cluster, CollectiveOp::kReduceScatter, Bytes(4e9), RankGroup{64, 8});
+  const CommLoad a =
+      CollectiveLoad(cluster, CollectiveOp::kReduceScatter, Bytes(4e9), RankGroup{8, 1});
+  const CommLoad b =
+      CollectiveLoad(cluster, CollectiveOp::kReduceScatter, Bytes(4e9), RankGroup{64, 8});
   const Seconds both = TogetherTime(a, b);
   EXPECT_GE(both, Max(a.time, b.time));
   EXPECT_LT(both, a.time + b.time);
-  const CommCost b2 =
-      Collective(cluster, CollectiveOp::kReduceScatter, Bytes(4e9), RankGroup{64, 16});
+  const CommLoad b2 =
+      CollectiveLoad(cluster, CollectiveOp::kReduceScatter, Bytes(4e9), RankGroup{64, 16});
   EXPECT_GT(TogetherTime(b, b2), 1.5 * Max(b.time, b2.time));  // both bound by the NICs
 }
 
@@ -101,19 +107,19 @@ TEST(TogetherTime, SideBySideOnDifferentLinksOneAfterTheOtherOnTheSame) {
 // expert all-to-all over the same NICs), the reductions get only what that
 // traffic leaves; traffic on links they do not cross takes nothing away.
 TEST(ExcessOver, OnlyTrafficOnTheSameLinksShrinksTheWindow) {
-  CommCost across{Seconds(2.0), 1};
+  CommLoad across{Seconds(2.0), 1};
   across.busy[1] = Seconds(1.8);
   const Seconds window(3.0);
   TierSeconds other{};
-  EXPECT_DOUBLE_EQ(ExcessOver(across, CommCost{}, window, other).value(), 0.0);
+  EXPECT_DOUBLE_EQ(ExcessOver(across, CommLoad{}, window, other).value(), 0.0);
   other[0] = Seconds(5.0);  // NVLink traffic: the NICs are free
-  EXPECT_DOUBLE_EQ(ExcessOver(across, CommCost{}, window, other).value(), 0.0);
+  EXPECT_DOUBLE_EQ(ExcessOver(across, CommLoad{}, window, other).value(), 0.0);
   other[1] = Seconds(1.5);  // an all-to-all over the NICs: 1.8 + 1.5 - 3
-  EXPECT_NEAR(ExcessOver(across, CommCost{}, window, other).value(), 0.3, 1e-12);
+  EXPECT_NEAR(ExcessOver(across, CommLoad{}, window, other).value(), 0.3, 1e-12);
   other[1] = Seconds(10.0);  // never past the pair's own time after the window
-  EXPECT_DOUBLE_EQ(ExcessOver(across, CommCost{}, window, other).value(), 2.0);
+  EXPECT_DOUBLE_EQ(ExcessOver(across, CommLoad{}, window, other).value(), 2.0);
   // Without other traffic it is the pair's time past the window.
-  CommCost too = across;
+  CommLoad too = across;
   EXPECT_NEAR(ExcessOver(across, too, window, TierSeconds{}).value(),
               (TogetherTime(across, too) - window).value(), 1e-12);
 }
@@ -131,6 +137,11 @@ TEST(CollectiveCache, HitsAndMissesEqualDirectCalls) {
       ExpectSame(
           Collective(cluster, c.op, c.bytes, groups->Get(cluster, c.group, scratch), c.options),
           want);
+      // The loads' table, and the load's time and tier are the cost's.
+      const CommLoad load = CollectiveLoad(cluster, c.op, c.bytes, c.group, c.options);
+      ExpectSame(costs->GetLoad(cluster, *groups, c.op, c.bytes, c.group, c.options), load);
+      EXPECT_EQ(load.time, want.time);
+      EXPECT_EQ(load.tier, want.tier);
     }
   }
   // The uniform and the expert all-to-all of one size are different keys.

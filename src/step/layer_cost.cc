@@ -504,6 +504,14 @@ CommCost CommMemo::Once(const ClusterSpec& cluster, CollectiveOp op, Bytes bytes
   return costs_->Get(cluster, *groups_, op, bytes, group, options);
 }
 
+CommLoad CommMemo::Load(const ClusterSpec& cluster, CollectiveOp op, Bytes bytes, RankGroup group,
+                        const CollectiveOptions& options) const {
+  if (groups_ == nullptr || costs_ == nullptr) {
+    return CollectiveLoad(cluster, op, bytes, group, options);
+  }
+  return costs_->GetLoad(cluster, *groups_, op, bytes, group, options);
+}
+
 namespace {
 
 // Forward time the recompute modules re-run in backward (Megatron-LM

@@ -73,6 +73,9 @@ class CommMemo {
   // Not looked up or kept here: for calls the layout does not repeat.
   CommCost Once(const ClusterSpec& cluster, CollectiveOp op, Bytes bytes, RankGroup group,
                 const CollectiveOptions& options) const;
+  // The same with the busy time per tier (CollectiveLoad).
+  CommLoad Load(const ClusterSpec& cluster, CollectiveOp op, Bytes bytes, RankGroup group,
+                const CollectiveOptions& options) const;
 
  private:
   struct Entry {
@@ -134,6 +137,12 @@ struct PlanContext {
                     const CollectiveOptions& options = {}) const {
     if (group.size <= 1 || bytes <= Bytes(0)) return {};
     return memo.Once(*cluster, op, bytes, group, options);
+  }
+  // The same with the busy time per tier (CollectiveLoad).
+  CommLoad LoadOnce(CollectiveOp op, Bytes bytes, RankGroup group,
+                    const CollectiveOptions& options = {}) const {
+    if (group.size <= 1 || bytes <= Bytes(0)) return {};
+    return memo.Load(*cluster, op, bytes, group, options);
   }
 };
 

@@ -58,17 +58,17 @@ void InitContext(const StepModel::Impl& impl, const PlanSpec& plan, PlanContext&
     c.a2a_unpaired = HalvesUnpairedFraction(impl.work, plan);
   }
   const Bytes probe(c.tokens * static_cast<double>(impl.work.hidden) * kActivationBytes);
-  auto set = [&](int a, const CommCost& cc) {
+  auto set = [&](int a, const CommLoad& cc) {
     const auto u = static_cast<size_t>(a);
     c.tier[u] = cc.tier;
     c.busy_share[u] = {};
     if (!(cc.time > Seconds())) return;
     for (size_t i = 0; i < cc.busy.size(); ++i) c.busy_share[u][i] = cc.busy[i] / cc.time;
   };
-  set(kAxTp, c.Comm(CollectiveOp::kAllGather, probe, c.groups.tp));
-  set(kAxCp, c.CommOnce(CollectiveOp::kAllGather, probe, c.groups.cp));
-  set(kAxEp, c.CommOnce(CollectiveOp::kAllToAll, probe, c.groups.ep));
-  set(kAxFsdp, c.CommOnce(CollectiveOp::kAllGather, probe, c.fsdp_dense));
+  set(kAxTp, c.LoadOnce(CollectiveOp::kAllGather, probe, c.groups.tp));
+  set(kAxCp, c.LoadOnce(CollectiveOp::kAllGather, probe, c.groups.cp));
+  set(kAxEp, c.LoadOnce(CollectiveOp::kAllToAll, probe, c.groups.ep));
+  set(kAxFsdp, c.LoadOnce(CollectiveOp::kAllGather, probe, c.fsdp_dense));
 }
 
 PlanContext MakeContext(const StepModel::Impl& impl, const PlanSpec& plan) {
@@ -241,7 +241,7 @@ void DataParallelTail(const PlanContext& c, const DeviceResult& dev, const Devic
   // one also exposes its last bucket. Keeps the device whose pair exposes
   // the most.
   const TierSeconds busy_b = PassBusy(c, dev.seg, false), busy_f = PassBusy(c, dev.seg, true);
-  auto pair = [&](TailItem& a, TailItem& b, const CommCost& ca, const CommCost& cb, Seconds window,
+  auto pair = [&](TailItem& a, TailItem& b, const CommLoad& ca, const CommLoad& cb, Seconds window,
                   const TierSeconds& other, double times) {
     const Seconds excess = ExcessOver(ca, cb, window, other);
     const Seconds exposed = (times - 1.0) * excess + std::max(excess, TogetherTime(ca, cb) * last);
@@ -258,8 +258,8 @@ void DataParallelTail(const PlanContext& c, const DeviceResult& dev, const Devic
       const RankGroup rep{c.dense_dp.size / p.hsdp, c.fsdp_dense.stride * p.hsdp, p.mesh};
       TailItem none;
       pair(out.dp_grad, none,
-           c.CommOnce(CollectiveOp::kAllReduce, Bytes(grad_bytes * dev.params_dense / p.hsdp), rep),
-           CommCost{}, t.b + t.w, busy_b, 1.0);
+           c.LoadOnce(CollectiveOp::kAllReduce, Bytes(grad_bytes * dev.params_dense / p.hsdp), rep),
+           CommLoad{}, t.b + t.w, busy_b, 1.0);
     }
     return;
   }
@@ -272,14 +272,14 @@ void DataParallelTail(const PlanContext& c, const DeviceResult& dev, const Devic
   // reduce once per step.
   const double times = p.zero == 2 ? out.m : 1.0;
   pair(out.dp_grad, out.edp_grad,
-       c.CommOnce(grad_op, Bytes(grad_bytes * dev.params_dense), c.dense_dp),
-       c.CommOnce(grad_op, Bytes(grad_bytes * dev.params_expert), c.groups.edp), t.b + t.w, busy_b,
+       c.LoadOnce(grad_op, Bytes(grad_bytes * dev.params_dense), c.dense_dp),
+       c.LoadOnce(grad_op, Bytes(grad_bytes * dev.params_expert), c.groups.edp), t.b + t.w, busy_b,
        times);
   if (p.zero >= 1) {
     pair(out.dp_gather, out.edp_gather,
-         c.CommOnce(CollectiveOp::kAllGather, Bytes(kWeightBytesPerParam * dev.params_dense),
+         c.LoadOnce(CollectiveOp::kAllGather, Bytes(kWeightBytesPerParam * dev.params_dense),
                     c.dense_dp),
-         c.CommOnce(CollectiveOp::kAllGather, Bytes(kWeightBytesPerParam * dev.params_expert),
+         c.LoadOnce(CollectiveOp::kAllGather, Bytes(kWeightBytesPerParam * dev.params_expert),
                     c.groups.edp),
          t.f, busy_f, 1.0);
   }
