@@ -223,12 +223,12 @@ TierSeconds PassBusy(const PlanContext& c, const Seg& s, bool forward) {
 // overlapped with that micro-batch's backward (and the next step's first
 // forward) except the last bucket (Megatron-Core overlap_grad_reduce /
 // overlap_param_gather); all exposed when the job does not overlap them.
-// The dense and the expert reductions (and the two gathers) run at once
-// behind one window (ExcessOver), whose links also carry the pass's own
-// traffic (PassBusy: an expert all-to-all over the same NICs, hidden or
-// not); the exposed part is split between them by their time. Repeated
-// devices are skipped by the caller and repeated calls are found in the
-// StepModel's CollectiveCache.
+// The dense and the expert reductions (and the two gathers) run at once,
+// each from its own buffers over its own group (Megatron-Core
+// distributed_data_parallel.py), behind one window (ExcessOver), whose links also carry the pass's
+// own traffic (PassBusy: an expert all-to-all over the same NICs, hidden or not); the exposed part
+// is split between them by their time. Repeated devices are skipped by the caller and repeated
+// calls are found in the StepModel's CollectiveCache.
 void DataParallelTail(const PlanContext& c, const DeviceResult& dev, const DeviceTimes& t,
                       CoreResult& out) {
   const PlanSpec& p = *c.plan;
