@@ -4,8 +4,9 @@
 For every chip family (a100, h100, tpu-v5e, tpu-v5p, ...) this grid-searches the
 three parameters of the GEMM efficiency curve
 eta(t, n) = gemm_efficiency * t / (t + gemm_half_tokens) * n / (n + gemm_half_width)
-(doc/cost-model.md section 2; t rows, n the GEMM's narrowest other dimension) and
-keeps the triple with the smallest median absolute relative error over the family's
+(doc/cost-model.md section 2; t rows, n the GEMM's narrowest other dimension),
+the efficiency at most the chip's measured matmul plateau (data/calibration.yaml
+measured_plateau), and keeps the triple with the smallest median absolute relative error over the family's
 FITTED runs: a coarse grid over all three, then every efficiency and half_tokens
 value near the coarse optimum at its half_width. Held-out
 runs (IsHeldOut: FNV-1a hash of the id = 0 mod 4) are never used by the fit;
@@ -34,6 +35,20 @@ COARSE_HALF_TOKENS = [0, 256, 1024, 4096]
 # A family is fitted only with at least this many fitted runs; otherwise its
 # prior (the measured GEMM plateau in data/calibration.yaml) stays.
 MIN_RUNS = 3
+
+
+def measured_plateaus(path="data/calibration.yaml"):
+    """{chip key: measured_plateau} from data/calibration.yaml (the MAMF over
+    peak): a fitted efficiency never goes above it. Standard library only, so
+    a line scan of the file's two-level chips map."""
+    caps, key = {}, None
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("    ") and not line.startswith("     ") and line.rstrip().endswith(":"):
+                key = line.strip()[:-1]
+            elif key and line.strip().startswith("measured_plateau:"):
+                caps[key] = float(line.split(":", 1)[1])
+    return caps
 
 
 def run_occam(occam, runs_file, overrides):
@@ -107,11 +122,18 @@ def main():
     for f in sorted(set(counts) - set(families)):
         print(f"{f}: only {len(counts[f])} fitted run(s); keeping its prior", file=sys.stderr)
 
-    def search(points, count):
+    caps = measured_plateaus()
+
+    def search(grid_points, count):
         """Best (loss, eff, half, width) per family; points(f, j) is family f's
         (eff, half, width) at grid index j < count (families are independent,
-        so one occam call evaluates index j for all of them)."""
+        so one occam call evaluates index j for all of them). Efficiencies
+        above the family's measured plateau are taken at the plateau."""
         best = {}
+
+        def points(f, j):
+            eff, half, width = grid_points(f, j)
+            return (min(eff, caps.get(f, 1.0)), half, width)
 
         def one(j):
             overrides = []

@@ -100,6 +100,10 @@ struct ChipSpec {
   // GEMM at which half of that plateau is reached.
   double gemm_efficiency = 0.8;
   double gemm_half_tokens = 256;
+  // The measured maximum achievable matmul FLOP/s over peak (MAMF) where one
+  // is published; a fitted gemm_efficiency may not exceed it (it stands for
+  // the same hardware plateau). 0 = no measurement.
+  double gemm_measured_plateau = 0;
   // FP8 GEMM plateau as a fraction of the BF16 one (measured FP8 and BF16
   // MAMF of the same chip); 1 where FP8 runs on the BF16 path.
   double gemm_fp8_ratio = 1.0;

@@ -1,6 +1,8 @@
 // The built-in catalog: models (data/models/), chips (data/hardware/chips.yaml
 // + data/calibration.yaml) and cluster templates (data/clusters/*.yaml), all
 // compiled in (spec/embedded.h).
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <string>
 #include <utility>
@@ -155,18 +157,19 @@ Status ApplyCalibration(ChipSpec& chip, bool own_entry) {
   const Node root(*doc, std::string(kCalibrationFile), "");
   OCCAM_ASSIGN_OR_RETURN(Node gemm, root.Object("gemm"));
   auto apply = [&chip](const Node& entry) -> Status {
-    OCCAM_RETURN_IF_ERROR(
-        entry.CheckKeys({"efficiency", "efficiency_source", "half_tokens", "half_tokens_source",
-                         "fp8_ratio", "fp8_ratio_source", "half_width", "half_width_source",
-                         "moe_dispatch_host_ms", "moe_dispatch_host_ms_source"}));
+    OCCAM_RETURN_IF_ERROR(entry.CheckKeys(
+        {"efficiency", "efficiency_source", "half_tokens", "half_tokens_source", "fp8_ratio",
+         "fp8_ratio_source", "half_width", "half_width_source", "moe_dispatch_host_ms",
+         "moe_dispatch_host_ms_source", "measured_plateau", "measured_plateau_source"}));
     if (entry.Has("efficiency") != entry.Has("efficiency_source") ||
         entry.Has("half_tokens") != entry.Has("half_tokens_source") ||
         entry.Has("fp8_ratio") != entry.Has("fp8_ratio_source") ||
         entry.Has("half_width") != entry.Has("half_width_source") ||
-        entry.Has("moe_dispatch_host_ms") != entry.Has("moe_dispatch_host_ms_source")) {
+        entry.Has("moe_dispatch_host_ms") != entry.Has("moe_dispatch_host_ms_source") ||
+        entry.Has("measured_plateau") != entry.Has("measured_plateau_source")) {
       return entry.Error("efficiency",
-                         "half_tokens, half_width, fp8_ratio and moe_dispatch_host_ms each need a "
-                         "*_source");
+                         "efficiency, half_tokens, half_width, fp8_ratio, moe_dispatch_host_ms and "
+                         "measured_plateau each need a *_source");
     }
     OCCAM_ASSIGN_OR_RETURN(chip.gemm_efficiency, entry.Number("efficiency", chip.gemm_efficiency));
     OCCAM_ASSIGN_OR_RETURN(chip.gemm_half_tokens,
@@ -183,6 +186,11 @@ Status ApplyCalibration(ChipSpec& chip, bool own_entry) {
       return entry.Error("moe_dispatch_host_ms", "must be in [0, 1000] milliseconds");
     }
     chip.moe_dispatch_host_s = host_ms / 1e3;
+    OCCAM_ASSIGN_OR_RETURN(chip.gemm_measured_plateau,
+                           entry.Number("measured_plateau", chip.gemm_measured_plateau));
+    if (!(chip.gemm_measured_plateau >= 0 && chip.gemm_measured_plateau <= 1)) {
+      return entry.Error("measured_plateau", "must be in [0, 1] (MAMF / peak; 0 = none)");
+    }
     return Status::Ok();
   };
   OCCAM_ASSIGN_OR_RETURN(Node def, gemm.Object("default"));
@@ -191,6 +199,14 @@ Status ApplyCalibration(ChipSpec& chip, bool own_entry) {
   if (own_entry && chips.Has(chip.key)) {
     OCCAM_ASSIGN_OR_RETURN(Node entry, chips.Object(chip.key));
     OCCAM_RETURN_IF_ERROR(apply(entry));
+    // An end-to-end plateau cannot sit above the measured one it stands for.
+    if (chip.gemm_measured_plateau > 0 && chip.gemm_efficiency > chip.gemm_measured_plateau) {
+      return entry.Error("efficiency",
+                         fmt::format("{:g} is above measured_plateau {:g} (the measured matmul "
+                                     "maximum over peak); refit it with that cap "
+                                     "(dev/fit_calibration.py)",
+                                     chip.gemm_efficiency, chip.gemm_measured_plateau));
+    }
   }
   return Status::Ok();
 }

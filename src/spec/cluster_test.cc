@@ -79,6 +79,26 @@ TEST(ChipCatalog, CalibrationIsLoaded) {
   }
 }
 
+// A fitted plateau stands for the chip's measured matmul maximum and may not
+// exceed it; the caps are the MAMF of doc/hardware.md § 4.1 over the peak of
+// data/hardware/chips.yaml.
+TEST(ChipCatalog, FittedPlateausStayAtOrBelowTheMeasuredOnes) {
+  const std::pair<const char*, double> mamf_tflops[] = {
+      {"a100", 271.2}, {"h100", 794.5}, {"b200", 1745}, {"gb200", 1822}};
+  for (const auto& [key, tflops] : mamf_tflops) {
+    const ChipSpec c = *CatalogChip(key);
+    EXPECT_NEAR(c.gemm_measured_plateau, tflops * 1e12 / c.peak_bf16.value(), 5e-4) << key;
+  }
+  int capped = 0;
+  for (const auto& key : CatalogChipKeys()) {
+    const ChipSpec c = *CatalogChip(key);
+    if (c.gemm_measured_plateau <= 0) continue;
+    ++capped;
+    EXPECT_LE(c.gemm_efficiency, c.gemm_measured_plateau) << key;
+  }
+  EXPECT_GE(capped, 4);
+}
+
 // Every calibration entry names a catalog chip by its key (not an alias),
 // so no value is silently unused.
 TEST(ChipCatalog, CalibrationKeysAreChipKeys) {

@@ -228,17 +228,51 @@ TEST(JobOptions, PerTensorZero3PaysOneCollectivePerWeightMatrix) {
   auto call = [&](CollectiveOp op, double bytes) {
     return EstimateCollective(z.cluster, op, Bytes(bytes), dp).time.value();
   };
-  // Per micro-batch and block: forward and backward gathers (2 B per
-  // parameter), one gradient reduce-scatter (4 B).
-  auto block = [&](double params, double count) {
-    return count * (2 * call(CollectiveOp::kAllGather, 2 * params) +
+  // Per micro-batch and block: `gathers` all-gathers (2 B per parameter) and
+  // one gradient reduce-scatter (4 B). Under full recompute DeepSpeed's
+  // hooks gather each matrix a third time for the recomputed forward; torch
+  // FSDP's per-block unit is gathered twice.
+  auto block = [&](double params, double count, double gathers) {
+    return count * (gathers * call(CollectiveOp::kAllGather, 2 * params) +
                     call(CollectiveOp::kReduceScatter, 4 * params));
   };
   const double whole = BuildModelWork(z.model, 2048).dense.params_dense;
-  const double expected = m * layers * (block(h * h, 4) + block(4 * h * h, 2) - block(whole, 1));
+  const double expected =
+      m * layers * (block(h * h, 4, 3) + block(4 * h * h, 2, 3) - block(whole, 1, 2));
   const TimeItem per_block = z.Fsdp(false, true), per_tensor = z.Fsdp(true, true);
   EXPECT_GT(expected, 0.0);  // six calls cost more latency and smaller chunks than one
   EXPECT_NEAR(per_tensor.total.value() - per_block.total.value(), expected, 1e-9 * expected);
+}
+
+TEST(JobOptions, DeepSpeedZero3GathersAgainForTheRecomputedForward) {
+  // The forward hooks fetch and release a module's weights on every forward
+  // call, the recomputed one inside the backward included, and the backward
+  // hook fetches them again: full recompute adds one gather of every weight
+  // matrix per micro-batch and block, all of it in the backward.
+  const Zero3Case z;
+  const double h = 2048, m = 2, layers = 4;
+  const RankGroup dp{16, 1};
+  auto gather = [&](double params) {
+    return EstimateCollective(z.cluster, CollectiveOp::kAllGather, Bytes(2 * params), dp)
+        .time.value();
+  };
+  const double expected = m * layers * (4 * gather(h * h) + 2 * gather(4 * h * h));
+  const std::string none = "tp=1,pp=1,dp=16,zero=3,mbs=1,recompute=none";
+  auto item = [&](const std::string& plan, bool per_tensor) {
+    return ItemWith(
+        z.model, z.cluster, z.job, plan,
+        [&](JobSpec& j) {
+          j.fsdp_per_tensor = per_tensor;
+          j.fsdp_overlap = false;  // all exposed: the difference is the calls' time
+        },
+        "dp", "fsdp");
+  };
+  const TimeItem full = item(z.plan, true), plain = item(none, true);
+  EXPECT_GT(expected, 0.0);
+  EXPECT_NEAR(full.total.value() - plain.total.value(), expected, 1e-9 * expected);
+  EXPECT_NEAR(full.exposed.value() - plain.exposed.value(), expected, 1e-9 * expected);
+  // torch FSDP's unshard before the backward serves the recomputed forward.
+  EXPECT_DOUBLE_EQ(item(z.plan, false).total.value(), item(none, false).total.value());
 }
 
 TEST(JobOptions, Zero3OnTheComputeStreamIsAllExposed) {

@@ -32,10 +32,16 @@ using validate::PreparedRun;
 constexpr int64_t kMinFitRuns = 3;  // as dev/fit_calibration.py MIN_RUNS
 
 // Grids of dev/fit_calibration.py (EFFICIENCIES, HALF_TOKENS, HALF_WIDTHS);
-// the host time in 0.5 ms steps up to 12 ms.
-std::vector<double> Efficiencies() {
+// the host time in 0.5 ms steps up to 12 ms. The plateau stops at the
+// chip's measured matmul maximum where there is one (`cap` > 0), the cap
+// itself included (the script takes a grid point above it at the cap).
+std::vector<double> Efficiencies(double cap) {
   std::vector<double> v;
-  for (int i = 0; i <= 55; ++i) v.push_back(0.40 + 0.01 * i);
+  for (int i = 0; i <= 55; ++i) {
+    const double e = 0.40 + 0.01 * i;
+    if (cap <= 0 || e < cap - 1e-12) v.push_back(e);
+  }
+  if (cap > 0 && cap <= 0.95) v.push_back(cap);
   return v;
 }
 const std::vector<double> kHalfTokens = {0, 64, 128, 256, 512, 1024, 2048, 4096, 8192};
@@ -103,10 +109,10 @@ struct Fitter {
 };
 
 FamilyFit Fit(const std::vector<PreparedRun*>& runs, const std::string& family,
-              const CalibrationPoint& prior, bool moe, ThreadPool& pool) {
+              const CalibrationPoint& prior, double cap, bool moe, ThreadPool& pool) {
   Fitter f{runs, family, pool, prior, 0};
   f.best_err = Objective(runs, family, prior, pool);
-  const std::vector<double> eff = Efficiencies(), host = HostMs();
+  const std::vector<double> eff = Efficiencies(cap), host = HostMs();
   for (int round = 0; round < 4; ++round) {
     bool moved = f.Scan(&CalibrationPoint::efficiency, eff);
     moved = f.Scan(&CalibrationPoint::half_tokens, kHalfTokens) || moved;
@@ -126,6 +132,7 @@ struct Prepared {
   std::vector<Result<PreparedRun>> runs;
   std::vector<std::string> source, family;
   std::map<std::string, CalibrationPoint> prior, catalog;  // by family
+  std::map<std::string, double> cap;                       // measured matmul plateau, 0 = none
 };
 
 // Every run set up and its layout chosen under the prior calibration (no
@@ -147,6 +154,7 @@ Prepared PrepareAll(const std::vector<PublishedRun>& runs, const ValidateOptions
       validate::ApplyOverrides(options.overrides, family, &catalog);
       const Result<ChipSpec> prior = PriorCalibration(catalog.chip);
       p.catalog[family] = PointOf(catalog.chip);
+      p.cap[family] = catalog.chip.gemm_measured_plateau;
       if (prior.ok()) p.prior[family] = PointOf(*prior);
     }
     ValidateOptions o = options;
@@ -234,7 +242,7 @@ CrossValidationReport CrossValidateBySource(const std::vector<PublishedRun>& run
         if (!touched && full.count(family)) {
           fit = full.at(family);
         } else {
-          fit = Fit(train, family, prior, moe, pool);
+          fit = Fit(train, family, prior, prep.cap[family], moe, pool);
           if (!touched) full[family] = fit;
         }
       }

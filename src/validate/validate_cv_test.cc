@@ -113,8 +113,10 @@ TEST(CrossValidation, HeldOutMeasurementsDoNotReachTheirOwnPredictions) {
 // gate follows the measurement, not the other way round.
 // Now 7.21% / 28.32%: ZeRO-3 comes after every model-parallel size where
 // the framework does not default to it (LLaMA-1 65B -70.0% -> -16.9%).
-constexpr double kMaxOosMedian = 0.073;
-constexpr double kMaxOosP90 = 0.284;
+// Now 6.87% / 27.07%: DeepSpeed ZeRO-3 gathers the weights again for the
+// recomputed forward (Narayanan et al.'s ZeRO-3 rows +25..+66% -> +2..+37%).
+constexpr double kMaxOosMedian = 0.070;
+constexpr double kMaxOosP90 = 0.272;
 
 TEST(CrossValidation, OutOfSampleGateAndTheVerdictsErrorBand) {
   auto runs = BundledRuns();

@@ -31,8 +31,11 @@ namespace {
 // Lowered when ZeRO-3 came after every model-parallel size where the
 // framework does not default to it (LLaMA-1 65B -70.0% -> -22.8%):
 // 5.30% / 28.32% (p90 28.4% before).
+// DeepSpeed ZeRO-3's third gather under recompute, and the a100 row refitted
+// at or below its measured plateau (0.89/256/768 -> 0.85/256/512):
+// 6.04% / 27.27%.
 constexpr double kMaxMedianError = 0.062;
-constexpr double kMaxP90Error = 0.284;
+constexpr double kMaxP90Error = 0.274;
 constexpr double kMaxKorthikantiMeanError = 0.0365;  // the acceptance bound
 constexpr int64_t kMaxSkipped = 13;
 
