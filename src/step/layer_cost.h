@@ -159,6 +159,22 @@ double A2aUnpairedFraction(const PlanSpec& plan, double m);
 // (dispatch ~ combine), 1/(4L). In (0, 1].
 double HalvesUnpairedFraction(const ModelWork& work, const PlanSpec& plan);
 
+// Communication that can hide behind compute, per pass (forward f,
+// backward b = input + weight gradient) and axis; settled by Settle()
+// (layer_cost.cc).
+struct Hide {
+  AxisTimes f{}, b{};
+  // EpWindow::kShared: the compute the expert all-to-all may hide behind.
+  Seconds ep_window_f, ep_window_b;
+};
+
+// ZeRO-3 / FSDP weight gathers and gradient reduce-scatters
+// (layer_fsdp.cc): a block's, by the job's collective units, and the
+// embedding's or head's (`s.params_*` already set), one unit each. Hideable
+// parts go to `h`, the rest to `s`'s exposed times. No-ops below ZeRO-3.
+void AddBlockFsdp(const PlanContext& ctx, const BlockWork& block, Seg& s, Hide& h);
+void AddWholeFsdp(const PlanContext& ctx, Seg& s, Hide& h);
+
 Seg BlockSeg(const PlanContext& ctx, const BlockWork& block, bool moe);
 // Settles `s`'s pooled paired window (Seg::pair) over its compute: one F + B
 // + W window holding all of the paired share's hideable communication
