@@ -327,8 +327,9 @@ Result<Ranking> Refine(const Context& ctx, const Ranking& r) {
                       " passed validation but its full estimate failed: " + est.status().message());
     }
     if (!est->fits) continue;
-    out.Offer(Entry{e.plan, QuickEstimate{est->step_time, est->mfu, est->memory.total(), true},
-                    e.complexity});
+    const Bytes memory = est->memory.total();
+    out.Offer(
+        Entry{e.plan, QuickEstimate{est->step_time, est->mfu, memory, true, memory}, e.complexity});
   }
   return out;
 }
