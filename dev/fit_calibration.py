@@ -6,8 +6,8 @@ three parameters of the GEMM efficiency curve
 eta(t, n) = gemm_efficiency * t / (t + gemm_half_tokens) * n / (n + gemm_half_width)
 (doc/cost-model.md section 2; t rows, n the GEMM's narrowest other dimension),
 the efficiency at most the chip's measured matmul plateau (data/calibration.yaml
-measured_plateau), and keeps the triple with the smallest median absolute relative error over the family's
-FITTED runs: a coarse grid over all three, then every efficiency and half_tokens
+measured_plateau), and keeps the triple with the smallest median absolute
+relative error over the family's FITTED runs: a coarse grid over all three, then every efficiency and half_tokens
 value near the coarse optimum at its half_width. Held-out
 runs (IsHeldOut: FNV-1a hash of the id = 0 mod 4) are never used by the fit;
 their error is printed separately so that overfitting shows.

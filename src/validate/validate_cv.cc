@@ -110,8 +110,11 @@ struct Fitter {
 
 FamilyFit Fit(const std::vector<PreparedRun*>& runs, const std::string& family,
               const CalibrationPoint& prior, double cap, bool moe, ThreadPool& pool) {
-  Fitter f{runs, family, pool, prior, 0};
-  f.best_err = Objective(runs, family, prior, pool);
+  // The search starts at or below the cap, as every point it may move to.
+  CalibrationPoint start = prior;
+  if (cap > 0) start.efficiency = std::min(start.efficiency, cap);
+  Fitter f{runs, family, pool, start, 0};
+  f.best_err = Objective(runs, family, start, pool);
   const std::vector<double> eff = Efficiencies(cap), host = HostMs();
   for (int round = 0; round < 4; ++round) {
     bool moved = f.Scan(&CalibrationPoint::efficiency, eff);
@@ -242,7 +245,7 @@ CrossValidationReport CrossValidateBySource(const std::vector<PublishedRun>& run
         if (!touched && full.count(family)) {
           fit = full.at(family);
         } else {
-          fit = Fit(train, family, prior, prep.cap[family], moe, pool);
+          fit = Fit(train, family, prior, prep.cap.at(family), moe, pool);
           if (!touched) full[family] = fit;
         }
       }
