@@ -111,10 +111,13 @@ class StepModel {
   };
   LowerBounds LowerBoundsFor(const PlanSpec& plan) const;
   // A second lower bound on EvaluateQuick(plan).step_time: m times the
-  // busiest device's traffic on its busiest tp, cp or ep communicator per
-  // micro-batch. Depends on the degrees, mbs, order and mesh, not on
-  // plan.zero, hsdp or a2a_overlap; taken without recompute, it bounds
-  // every recompute policy. REQUIRES: as LowerBoundsFor.
+  // busiest device's tp, cp, ep and ZeRO-3 traffic per micro-batch (or its
+  // compute, or its MoE dispatcher host time), with the pipeline's fill
+  // and drain, and under ZeRO-2 m times its gradient reduce-scatter.
+  // Depends on the degrees, mbs, order, mesh and on plan.zero (ZeRO-0 and 1
+  // alike; ZeRO-3 on hsdp too), not on a2a_overlap; taken without
+  // recompute, it bounds every recompute policy. REQUIRES: as
+  // LowerBoundsFor.
   Seconds LinkTimeFor(const PlanSpec& plan) const;
 
   // The pipeline of `plan` as the simulator takes it: one ChunkCost per

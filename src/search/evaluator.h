@@ -45,8 +45,9 @@ class LayoutEvaluator {
     return {};
   }
   // A lower bound on Quick(plan)'s step time in seconds shared by the
-  // variants that differ only in ZeRO stage, HSDP, recompute and all-to-all
-  // overlap (0 when unknown).
+  // variants that differ only in recompute, all-to-all overlap and ZeRO
+  // stage 0 or 1 (ZeRO-2 has its own; ZeRO-3 one per HSDP group; 0 when
+  // unknown).
   virtual double LinkSeconds(const PlanSpec& plan) const {
     (void)plan;
     return 0;

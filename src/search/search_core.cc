@@ -48,19 +48,27 @@ struct PairBound {
 };
 
 // The evaluator's link bound of one (micro-batch size, rank order, torus
-// mapping) variant of a shape: ZeRO stage, HSDP, recompute and all-to-all
-// overlap share it.
+// mapping, sharding) variant of a shape: ZeRO stages 0 and 1, recompute
+// and all-to-all overlap share it.
 struct LinkBound {
   int64_t mbs = 0;
   std::vector<Axis> order;
   TorusMapping mesh = TorusMapping::kLinear;
+  int64_t sharding = 0;  // ShardingKey
   double seconds = 0;
 };
 
+// 0 for ZeRO-0/1, -2 for ZeRO-2; ZeRO-3: its HSDP group, -1 without one.
+int64_t ShardingKey(const PlanSpec& p) {
+  if (p.zero < 2) return 0;
+  if (p.zero == 2) return -2;
+  return p.hsdp > 0 ? p.hsdp : -1;
+}
+
 // What the search knows of a shape before evaluating any of its layouts.
-// `pairs` holds only the pairs without recompute and `links` nothing until
-// the shape is entered (AddBounds): most shapes are
-// skipped on `bound` alone.
+// `pairs` holds only the pairs without recompute until the shape is entered
+// (AddPairs; most shapes are skipped on `bound` alone), `links` only those
+// a candidate has needed (LinkOf).
 struct ShapeInfo {
   int64_t candidates = 0;
   double bound = kInf;  // Prepare's: the least pair bound without recompute
@@ -75,17 +83,17 @@ struct ShapeInfo {
     }
     return nullptr;
   }
-  const LinkBound* FindLink(const PlanSpec& p) const {
+  const LinkBound* FindLink(const PlanSpec& p, int64_t sharding) const {
     for (const LinkBound& b : links) {
-      if (b.mbs == p.mbs && b.mesh == p.mesh && b.order == p.order) return &b;
+      if (b.mbs == p.mbs && b.mesh == p.mesh && b.sharding == sharding && b.order == p.order) {
+        return &b;
+      }
     }
     return nullptr;
   }
-  // The step-time bound of `p`: its pair's and its link's, whichever is larger.
-  double StepBound(const PlanSpec& p) const {
+  double PairSeconds(const PlanSpec& p) const {
     const PairBound* b = Find(p);
-    const LinkBound* l = FindLink(p);
-    return std::max(b != nullptr ? b->seconds : 0.0, l != nullptr ? l->seconds : 0.0);
+    return b != nullptr ? b->seconds : 0.0;
   }
 };
 
@@ -131,34 +139,52 @@ ShapeInfo Prepare(const Context& ctx, const Shape& shape, int64_t candidates) {
   return info;
 }
 
-// Adds to `info` the pair bounds of the shape's `inners` (kPairs) or the
-// link bounds of those that pass the memory bound (kLinks), and returns the
-// least step bound of the inners that pass it: with kPairs, >= Prepare's;
-// with kLinks, >= kPairs'. Run when the shape is entered, pairs first: a
-// shape either step skips never pays for the next.
-enum class BoundStep { kPairs, kLinks };
-double AddBounds(const Context& ctx, const Shape& shape, const std::vector<Inner>& inners,
-                 BoundStep step, PlanSpec& plan, ShapeInfo& info) {
+// Adds to `info` the pair bounds of the shape's `inners` and returns the
+// least pair bound of the inners that pass the memory bound (>= Prepare's).
+double AddPairs(const Context& ctx, const Shape& shape, const std::vector<Inner>& inners,
+                PlanSpec& plan, ShapeInfo& info) {
   double bound = kInf;
   for (const Inner& inner : inners) {
     ApplyCandidate(shape, inner, ctx.constraints, plan);
-    if (step == BoundStep::kPairs && info.Find(plan) == nullptr) {
-      info.pairs.push_back(PairOf(ctx, plan));
-    }
+    if (info.Find(plan) == nullptr) info.pairs.push_back(PairOf(ctx, plan));
     if (MemoryBound(ctx, info, plan) > ctx.bounds.capacity()) continue;
-    if (step == BoundStep::kLinks && info.FindLink(plan) == nullptr) {
-      info.links.push_back(
-          LinkBound{plan.mbs, plan.order, plan.mesh, ctx.evaluator.LinkSeconds(plan)});
-    }
-    bound = std::min(bound, info.StepBound(plan));
+    bound = std::min(bound, info.PairSeconds(plan));
   }
   return bound;
 }
 
+// The link bound of `plan` for `sharding` (ShardingKey: ZeRO-0/1's is
+// shared by every stage and is at most the others'), computed on first use.
+// `scratch` holds the plan at ZeRO-1 for the shared one.
+double LinkOf(const Context& ctx, const PlanSpec& plan, int64_t sharding, PlanSpec& scratch,
+              ShapeInfo& info) {
+  if (const LinkBound* l = info.FindLink(plan, sharding)) return l->seconds;
+  const PlanSpec* asked = &plan;
+  if (sharding == 0 && plan.zero >= 2) {
+    scratch = plan;
+    scratch.zero = 1;
+    asked = &scratch;
+  }
+  const double seconds = ctx.evaluator.LinkSeconds(*asked);
+  info.links.push_back(LinkBound{plan.mbs, plan.order, plan.mesh, sharding, seconds});
+  return seconds;
+}
+
+// Whether `plan`'s step bound is above `above`: its pair bound, then the
+// link bound shared by every ZeRO stage, then its stage's own. The link
+// bounds of a candidate the pair bound prunes are never computed.
+bool StepBoundAbove(const Context& ctx, const PlanSpec& plan, double above, PlanSpec& scratch,
+                    ShapeInfo& info) {
+  if (info.PairSeconds(plan) > above) return true;
+  if (LinkOf(ctx, plan, 0, scratch, info) > above) return true;
+  const int64_t own = ShardingKey(plan);
+  return own != 0 && LinkOf(ctx, plan, own, scratch, info) > above;
+}
+
 // Evaluates one candidate already written into `plan`. `prune_above` is
 // the search-wide pruning threshold of the plan's PP category.
-void VisitCandidate(const Context& ctx, const ShapeInfo& info, const PlanSpec& plan,
-                    double prune_above, ChunkResult& out) {
+void VisitCandidate(const Context& ctx, ShapeInfo& info, const PlanSpec& plan, double prune_above,
+                    PlanSpec& scratch, ChunkResult& out) {
   Tally& t = out.tally;
   const int cat = PpCategory(plan);
   ++t.candidates;
@@ -169,7 +195,8 @@ void VisitCandidate(const Context& ctx, const ShapeInfo& info, const PlanSpec& p
       t.min_memory[cat] = std::min(t.min_memory[cat], mem.value());
       return;
     }
-    if (info.StepBound(plan) > std::min(prune_above, out.ranking.PruneAbove(cat))) {
+    if (StepBoundAbove(ctx, plan, std::min(prune_above, out.ranking.PruneAbove(cat)), scratch,
+                       info)) {
       ++t.pruned_bound;
       return;
     }
@@ -201,12 +228,12 @@ void VisitCandidate(const Context& ctx, const ShapeInfo& info, const PlanSpec& p
 // Shapes order[begin, end). A shape whose bound already exceeds the
 // threshold is skipped whole: none of its layouts can change the answer.
 // Prepare's bound is checked first, then its pair bounds with the memory
-// bound, then with its link bounds.
+// bound; link bounds are taken per candidate (StepBoundAbove).
 void RunChunk(const Context& ctx, const std::vector<Shape>& shapes,
               const std::vector<ShapeInfo>& infos, const std::vector<int64_t>& order, int64_t begin,
               int64_t end, const std::array<double, 2>& prune_above, ChunkResult& out) {
   std::vector<Inner> inners;
-  PlanSpec plan;
+  PlanSpec plan, scratch;
   plan.order.reserve(5);
   ShapeInfo info;
   for (int64_t i = begin; i < end; ++i) {
@@ -224,15 +251,13 @@ void RunChunk(const Context& ctx, const std::vector<Shape>& shapes,
     }
     EnumerateInner(ctx.model, shape, ctx.cluster, ctx.job, ctx.constraints, inners);
     info = infos[s];
-    if (ctx.tuning.prune &&
-        (AddBounds(ctx, shape, inners, BoundStep::kPairs, plan, info) > above ||
-         AddBounds(ctx, shape, inners, BoundStep::kLinks, plan, info) > above)) {
+    if (ctx.tuning.prune && AddPairs(ctx, shape, inners, plan, info) > above) {
       skip();
       continue;
     }
     for (const Inner& inner : inners) {
       ApplyCandidate(shape, inner, ctx.constraints, plan);
-      VisitCandidate(ctx, info, plan, prune_above[cat], out);
+      VisitCandidate(ctx, info, plan, prune_above[cat], scratch, out);
     }
   }
 }

@@ -222,7 +222,8 @@ StepModel::LowerBounds StepModel::LowerBoundsFor(const PlanSpec& plan) const {
 // Every window of a pass hides at most its compute (Exposed: compute +
 // exposed >= the window's communication, summed over its axes), and the
 // windows of a pass follow one another, so a device's time per micro-batch
-// is at least its tensor-, context- and expert-parallel traffic together
+// is at least its tensor-, context- and expert-parallel traffic and ZeRO-3's
+// per-block gathers and reduce-scatters together
 // (DualPipe's paired windows too: SettlePaired), at least its MoE layers'
 // dispatcher host time (each such forward lasts at least that, in a window
 // or after the sync), and at least its compute plus the tensor-parallel
@@ -230,19 +231,36 @@ StepModel::LowerBounds StepModel::LowerBoundsFor(const PlanSpec& plan) const {
 // m times the busiest device's. All are taken without recompute (full or
 // module recompute repeats compute and collectives, never removes one) and
 // without an all-to-all overlap method (two-batch overlap issues the same
-// bytes in two halves; no method touches the tensor-parallel charges); ZeRO
-// stage and HSDP do not touch these groups, and ZeRO-3's gathers only add
-// to the windows' excess, so they are taken at ZeRO-1.
+// bytes in two halves; no method touches the tensor-parallel charges).
+// The pipeline simulator and the closed forms run each chunk for its
+// compute plus its exposed communication, so the per-micro-batch time t_d
+// above (the largest of the three) also enters the fill/drain bounds that
+// LowerBoundsFor takes with compute alone: GPipe / 1F1B
+// sum_d t_d / (1 - (1 - 1/m)^p), and on one-way schedules the forward
+// compute of the chunks before device d's first plus m t_d. Pipelines with
+// a bubble are bounded by their traffic and their fill together. The
+// closed forms (BubbleTime) charge m T_c plus the other devices' T_d (over
+// v for interleaving), T_c the busiest device's: with T_c >= max t_d and
+// T_d >= t_d that is at least (m - 1) max t_d + sum_d t_d (GPipe, 1F1B),
+// m max t_d + (sum_d t_d - max t_d) / v (interleaved).
+// ZeRO-2 reduce-scatters each micro-batch's gradients behind that
+// micro-batch's backward (DataParallelTail, m rounds): each round exposes
+// at least the reduction less the window, and the window is part of the
+// device's time per micro-batch, so the step is at least m times the
+// device's larger reduction (dense or expert; over its own chunks'
+// parameters, a tied embedding copy left out).
 Seconds StepModel::LinkTimeFor(const PlanSpec& given) const {
   const Impl& impl = *impl_;
   PlanSpec plan = given;
   plan.a2a_overlap = EpOverlap::kNone;
   plan.recompute = Recompute::kNone;
   plan.recompute_modules = 0;
-  // ZeRO-3's gathers only add to a window's excess (HSDP only shapes their
-  // groups): taken at ZeRO-1, the bound holds for every stage.
-  plan.zero = std::min(plan.zero, 1);
-  plan.hsdp = 0;
+  // ZeRO-0/1 reduce and gather outside the windows (DataParallelTail):
+  // taken at ZeRO-1, the bound holds for both. ZeRO-3's gathers and
+  // reduce-scatters are a window's communication like the rest, over its
+  // HSDP group.
+  if (plan.zero < 2) plan.zero = 1;
+  if (plan.zero < 3) plan.hsdp = 0;
   step_internal::PlanContext c;
   step_internal::InitContext(impl, plan, c);
   const step_internal::PlanSegs segs = step_internal::BuildSegs(impl, c);
@@ -256,23 +274,56 @@ Seconds StepModel::LinkTimeFor(const PlanSpec& given) const {
                            ? Seconds(impl.cluster.chip.moe_dispatch_host_s)
                            : Seconds();
   step_internal::ChunkSegMemo chunks(segs, impl.work);
-  Seconds busiest;
+  const bool all_forward_first = impl.job.balance == BalanceMethod::kGlobalAuxLoss &&
+                                 impl.model.moe.has_value() && plan.pp > 1;
+  const bool one_way = TraitsOf(plan.schedule).parameter_copies == 1 &&
+                       (plan.schedule != Schedule::kZbV || all_forward_first);
+  Seconds busiest, sum, filled, reduce;
+  const double grad_bytes = step_internal::GradReduceBytesPerParam(impl.job);
   for (int64_t d = 0; d < plan.pp; ++d) {
     Seconds link, hosted, serial;
+    double dense = 0, expert = 0;
+    int64_t first_chunk = segs.chunks;
     for (int64_t k = 0; k < per; ++k) {
-      const step_internal::ChunkKey key =
-          step_internal::KeyOfChunk(segs, impl.work, step_internal::ChunkOf(plan, d, k));
+      const int64_t chunk = step_internal::ChunkOf(plan, d, k);
+      first_chunk = std::min(first_chunk, chunk);
+      const step_internal::ChunkKey key = step_internal::KeyOfChunk(segs, impl.work, chunk);
       const step_internal::Seg& s = chunks.OfKey(key);
-      for (int a : {step_internal::kAxTp, step_internal::kAxCp, step_internal::kAxEp}) {
+      dense += s.params_dense;
+      expert += s.params_expert;
+      for (int a : {step_internal::kAxTp, step_internal::kAxCp, step_internal::kAxEp,
+                    step_internal::kAxFsdp}) {
         link += w * s.total[static_cast<size_t>(a)];
       }
       hosted += w * static_cast<double>(key.moe) * host;
       const auto tp = static_cast<size_t>(step_internal::kAxTp);
       serial += w * (Compute(s) + s.exp_f[tp] + s.exp_b[tp] + s.exp_w[tp]);
     }
-    busiest = Max(busiest, Max(serial, Max(link, hosted)));
+    const Seconds t = Max(serial, Max(link, hosted));
+    busiest = Max(busiest, t);
+    sum += t;
+    Seconds start;
+    for (int64_t chunk = 0; one_way && chunk < first_chunk; ++chunk) start += chunks.Of(chunk).cf;
+    filled = Max(filled, start + m * t);
+    if (plan.zero == 2) {
+      reduce =
+          Max(reduce,
+              c.LoadOnce(CollectiveOp::kReduceScatter, Bytes(grad_bytes * dense), c.dense_dp).time);
+      reduce = Max(
+          reduce,
+          c.LoadOnce(CollectiveOp::kReduceScatter, Bytes(grad_bytes * expert), c.groups.edp).time);
+    }
   }
-  return m * busiest;
+  Seconds bound = Max(Max(m * busiest, filled), m * reduce);
+  if (plan.pp > 1 && (plan.schedule == Schedule::kGpipe || plan.schedule == Schedule::k1F1B)) {
+    const double p = static_cast<double>(plan.pp);
+    bound = Max(bound, sum / (1.0 - std::pow(1.0 - 1.0 / m, p)));
+    bound = Max(bound, (m - 1.0) * busiest + sum);
+  }
+  if (plan.pp > 1 && plan.schedule == Schedule::kInterleaved) {
+    bound = Max(bound, m * busiest + (sum - busiest) / static_cast<double>(per));
+  }
+  return bound;
 }
 
 Result<Estimate> StepModel::Evaluate(const PlanSpec& plan) const {

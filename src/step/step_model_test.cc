@@ -207,9 +207,10 @@ TEST(StepModel, PipelineForHasOneChunkPerModelChunk) {
 // stage, axis order and all-to-all overlap method, and for 1F1B at least the fill/drain closed form
 // sum_d t_d / (1 - (1 - 1/m)^p) derived in step_model.cc.
 // The link bound is the larger of the estimate's own per-step tp + cp + ep
-// traffic (pp = 1: one device) and the dispatcher's host time of its MoE
-// layers' forwards, the same for every recompute, ZeRO and overlap choice,
-// and never above the step.
+// traffic (pp = 1: one device; with ZeRO-3 its gathers and reduce-scatters
+// too; with ZeRO-2 at least m = 1 gradient reduce-scatter) and the
+// dispatcher's host time of its MoE layers' forwards, the same for every
+// recompute, overlap choice and ZeRO stage 0 or 1, and never above the step.
 TEST(LinkTimeFor, IsTheBusiestCommunicatorsTraffic) {
   const ModelSpec model = *CatalogModel("deepseek-v2-lite");
   const ClusterSpec cluster = *CatalogCluster("h100", 64);
@@ -229,13 +230,43 @@ TEST(LinkTimeFor, IsTheBusiestCommunicatorsTraffic) {
   const double busiest = std::max(traffic, host);
   const double link = sm.LinkTimeFor(plan).value();
   EXPECT_NEAR(link, busiest, 1e-9 * busiest);
-  for (const char* text : {"tp=1,dp=64,ep=64,zero=3,mbs=1,recompute=full",
-                           "tp=1,dp=64,ep=64,zero=2,mbs=1,a2a_overlap=tbo"}) {
+  for (const char* text : {"tp=1,dp=64,ep=64,zero=0,mbs=1,recompute=full",
+                           "tp=1,dp=64,ep=64,zero=1,mbs=1,a2a_overlap=tbo"}) {
     const PlanSpec other = *ParsePlan(text);
     ASSERT_TRUE(ValidatePlan(model, cluster, job, other).ok()) << text;
     EXPECT_EQ(sm.LinkTimeFor(other).value(), link) << text;
     EXPECT_LE(link, sm.EvaluateQuick(other).step_time.value()) << text;
   }
+  // ZeRO-3 without HSDP: no data-parallel tail, every dp item is a block's
+  // gather or reduce-scatter, in the windows with the rest.
+  const PlanSpec z3 = *ParsePlan("tp=1,dp=64,ep=64,zero=3,mbs=1");
+  double z3_traffic = 0;
+  const Estimate z3_est = *sm.Evaluate(z3);
+  for (const TimeItem& item : z3_est.breakdown) {
+    if (item.axis == "tp" || item.axis == "cp" || item.axis == "ep" || item.axis == "dp") {
+      z3_traffic += item.total.value();
+    }
+  }
+  ASSERT_GT(z3_traffic, traffic);
+  const double z3_link = sm.LinkTimeFor(z3).value();
+  EXPECT_NEAR(z3_link, std::max(z3_traffic, host), 1e-9 * z3_traffic);
+  EXPECT_EQ(sm.LinkTimeFor(*ParsePlan("tp=1,dp=64,ep=64,zero=3,mbs=1,recompute=full")).value(),
+            z3_link);
+  EXPECT_LE(z3_link, sm.EvaluateQuick(z3).step_time.value());
+  // ZeRO-2: m = 1 round of each gradient reduce-scatter (dense over dp,
+  // experts over edp), whichever is longer, if above the rest.
+  const PlanSpec z2 = *ParsePlan("tp=1,dp=64,ep=64,zero=2,mbs=1");
+  double reduce = 0;
+  const Estimate z2_est = *sm.Evaluate(z2);
+  for (const TimeItem& item : z2_est.breakdown) {
+    if (item.what.find("gradient reduce-scatter") != std::string::npos) {
+      reduce = std::max(reduce, item.total.value());
+    }
+  }
+  ASSERT_GT(reduce, 0);
+  const double z2_link = sm.LinkTimeFor(z2).value();
+  EXPECT_NEAR(z2_link, std::max(busiest, reduce), 1e-9 * z2_link);
+  EXPECT_LE(z2_link, sm.EvaluateQuick(z2).step_time.value());
   // Without the host sync the traffic alone.
   job.moe_host_sync = false;
   const StepModel quiet = std::move(StepModel::Create(model, cluster, job)).value();
