@@ -59,6 +59,11 @@ struct ScheduleTraits {
   bool fill_drain_bubble = false;
   // The schedule overlaps the expert all-to-all itself (DualPipe family).
   bool overlaps_a2a = false;
+  // The backward's weight-gradient pass (W) runs apart from its
+  // input-gradient pass (B), deferred into the bubbles (zero-bubble
+  // schedules, Qi et al. 2024 arXiv:2401.10241 §2; DualPipe's W chunks,
+  // DeepSeek-V3 §3.2.1).
+  bool defers_weight_grad = false;
   // With pp > 1, Megatron-Core's combined 1F1B a2a overlap runs on it.
   bool a2a_overlap_with_pp = false;
   // Some device starts a backward before its last forward (all except
@@ -91,7 +96,7 @@ inline constexpr std::array<ScheduleTraits, 8> kScheduleTraits = {{
      .fill_drain_bubble = true,
      .a2a_overlap_with_pp = true,
      .simplicity = 2},
-    {.schedule = Schedule::kZbH1, .name = "zb-h1", .simplicity = 2},
+    {.schedule = Schedule::kZbH1, .name = "zb-h1", .defers_weight_grad = true, .simplicity = 2},
     {.schedule = Schedule::kZbV,
      .name = "zbv",
      .placement = ChunkPlacement::kVShape,
@@ -99,6 +104,7 @@ inline constexpr std::array<ScheduleTraits, 8> kScheduleTraits = {{
      .plan_vpp = true,
      .min_m_per_pp = 2,
      .min_m_offset = -1,
+     .defers_weight_grad = true,
      .simplicity = 3},
     {.schedule = Schedule::kDualPipe,
      .name = "dualpipe",
@@ -109,6 +115,7 @@ inline constexpr std::array<ScheduleTraits, 8> kScheduleTraits = {{
      .even_pp = true,
      .pattern_microbatches = 2,
      .overlaps_a2a = true,
+     .defers_weight_grad = true,
      .simplicity = 5},
     {.schedule = Schedule::kDualPipeV,
      .name = "dualpipev",
@@ -118,6 +125,7 @@ inline constexpr std::array<ScheduleTraits, 8> kScheduleTraits = {{
      .min_m_per_pp = 2,
      .pattern_microbatches = 2,
      .overlaps_a2a = true,
+     .defers_weight_grad = true,
      .simplicity = 4},
 }};
 

@@ -113,19 +113,13 @@ void ExpectNotSlower(const RandomCase& c, const RandomCase& faster, const char* 
       << what << " made the step slower: " << Describe(c);
 }
 
-// ZB-V is checked apart (DISABLED_ test below). One cause is left, in how a
-// window's exposure is charged, not in the schedule: a backward window's
-// exposure is split over the input- and weight-gradient passes in
-// proportion to their compute, so when the memory-bound part of B shrinks
-// less than W's GEMMs, B (ZB-V's critical path) grows: +1.2% at 10x FLOP/s
-// on a comm-bound FSDP layout (L=28 h=2048 on 32 H200). (The other, the
-// dense and expert gradient reductions each hidden behind the whole backward
-// window, is closed: they are charged together, DataParallelTail.)
-bool IsZbV(const RandomCase& c) { return c.plan.schedule == Schedule::kZbV; }
-
+// ZB-V and ZB-H1 included: their weight-gradient pass has its own overlap
+// window (PlanContext::split_w), so a faster chip shortens B and W each.
+// (Before, a backward window's exposure was split over B and W in proportion
+// to their compute, and B, ZB-V's critical path, grew by 0.2% at 2x FLOP/s
+// on a comm-bound FSDP layout, L=28 h=2048 on 32 H200.)
 TEST(StepInvariants, MoreFlopsNeverMakesAStepSlower) {
   for (const RandomCase& c : Cases()) {
-    if (IsZbV(c)) continue;
     RandomCase faster = c;
     faster.cluster.chip.peak_bf16 = c.cluster.chip.peak_bf16 * 2;
     faster.cluster.chip.peak_fp8 = c.cluster.chip.peak_fp8 * 2;
@@ -197,7 +191,7 @@ void ExpectTenTimesFlopsNotSlower(bool dual) {
   for (const RandomCase& c : Cases()) {
     const bool is_dual =
         c.plan.schedule == Schedule::kDualPipe || c.plan.schedule == Schedule::kDualPipeV;
-    if (is_dual != dual || (!dual && IsZbV(c))) continue;
+    if (is_dual != dual) continue;
     RandomCase faster = c;
     faster.cluster.chip.peak_bf16 = c.cluster.chip.peak_bf16 * 10;
     faster.cluster.chip.peak_fp8 = c.cluster.chip.peak_fp8 * 10;
@@ -209,18 +203,6 @@ TEST(StepInvariants, TenTimesTheFlopsNeverMakesAStepSlower) { ExpectTenTimesFlop
 
 TEST(StepInvariants, TenTimesTheFlopsNeverMakesADualPipeStepSlower) {
   ExpectTenTimesFlopsNotSlower(true);
-}
-
-TEST(StepInvariants, DISABLED_MoreFlopsNeverMakesAZbVStepSlower) {
-  for (const RandomCase& c : Cases()) {
-    if (!IsZbV(c)) continue;
-    for (double factor : {2.0, 10.0}) {
-      RandomCase faster = c;
-      faster.cluster.chip.peak_bf16 = c.cluster.chip.peak_bf16 * factor;
-      faster.cluster.chip.peak_fp8 = c.cluster.chip.peak_fp8 * factor;
-      ExpectNotSlower(c, faster, "more peak FLOP/s");
-    }
-  }
 }
 
 // Inputs at the edges of their plausible ranges (doc/input-formats.md §

@@ -108,34 +108,45 @@ void AddTp(const PlanContext& c, double pairs, Seg& s) {
 // With tp_comm_overlap every collective is split into tp chunks pipelined
 // with its GEMM (Transformer Engine userbuffers): all but one chunk hide
 // behind the pass's compute.
+// Where the weight-gradient pass runs apart (split_w), the input gradient's
+// RS or AR has no weight-gradient GEMM beside it and is exposed in B (unless
+// chunked with its own GEMM), and the input re-gather moves to W, whose GEMM
+// it feeds.
 void AddBlockTp(const PlanContext& c, double pairs, Seg& s, Hide& h) {
   if (c.plan->tp <= 1 || pairs <= 0) return;
   const Bytes bytes(c.tokens * static_cast<double>(c.work->hidden) * kAct);
-  Seconds fwd, bwd_exposed, bwd_hidden;
+  Seconds fwd, bwd_exposed, grad_reduce, regather;
   if (c.plan->sp) {
     const Seconds ag = c.Comm(CollectiveOp::kAllGather, bytes, c.groups.tp).time;
     const Seconds rs = c.Comm(CollectiveOp::kReduceScatter, bytes, c.groups.tp).time;
     fwd = ag + rs;
     bwd_exposed = ag;
-    bwd_hidden = rs + ag;
+    grad_reduce = rs;
+    regather = ag;
   } else {
     fwd = c.Comm(CollectiveOp::kAllReduce, bytes, c.groups.tp).time;
-    bwd_hidden = fwd;
+    grad_reduce = fwd;
   }
   const Seconds rec = c.plan->recompute == Recompute::kFull ? fwd : Seconds();
-  s.total[kAxTp] += pairs * (fwd + bwd_exposed + bwd_hidden + rec);
+  s.total[kAxTp] += pairs * (fwd + bwd_exposed + grad_reduce + regather + rec);
   s.total_f[kAxTp] += pairs * fwd;
+  // The W pass's share: its window and exposed time, or B's where they run together.
+  auto& hide_w = c.split_w ? h.w : h.b;
+  auto& exp_w = c.split_w ? s.exp_w : s.exp_b;
   if (c.job->tp_comm_overlap) {
     const double chunk = 1.0 / static_cast<double>(c.plan->tp);
     s.exp_f[kAxTp] += pairs * fwd * chunk;
-    s.exp_b[kAxTp] += pairs * (bwd_exposed + bwd_hidden + rec) * chunk;
+    s.exp_b[kAxTp] += pairs * (bwd_exposed + grad_reduce + rec) * chunk;
+    exp_w[kAxTp] += pairs * regather * chunk;
     h.f[kAxTp] += pairs * fwd * (1 - chunk);
-    h.b[kAxTp] += pairs * (bwd_exposed + bwd_hidden + rec) * (1 - chunk);
+    h.b[kAxTp] += pairs * (bwd_exposed + grad_reduce + rec) * (1 - chunk);
+    hide_w[kAxTp] += pairs * regather * (1 - chunk);
     return;
   }
   s.exp_f[kAxTp] += pairs * fwd;
   s.exp_b[kAxTp] += pairs * (bwd_exposed + rec);
-  h.b[kAxTp] += pairs * bwd_hidden;
+  (c.split_w ? s.exp_b : h.b)[kAxTp] += pairs * grad_reduce;
+  hide_w[kAxTp] += pairs * regather;
 }
 
 void AddCp(const PlanContext& c, Seg& s, Hide& h) {
@@ -261,11 +272,29 @@ void SettleWindow(Seconds cf, Seconds cb, Seconds cw, Seconds used, Seconds core
   Spread(e * cw.value() / compute.value(), hide, all, s.exp_w);
 }
 
+// The backward's window: B and W together, or each its own where W runs
+// apart (`split`: PlanContext::split_w). `used_b` of B's compute already
+// hides other communication.
+void SettleBackward(bool split, Seconds used_b, Seconds core_b, const AxisTimes& b_comm,
+                    const AxisTimes& w_comm, double w, Seg& s) {
+  const Seconds none;
+  // A pass without compute (the embedding's B: its weight gradient is the
+  // scatter-add) has no window of its own: its communication waits in the
+  // other's.
+  if (!split || s.cb <= Seconds() || s.cw <= Seconds()) {
+    AxisTimes both = b_comm;
+    for (int a = 0; a < kNumAx; ++a) both[a] += w_comm[a];
+    return SettleWindow(none, s.cb, s.cw, used_b, core_b, both, w, s);
+  }
+  SettleWindow(none, s.cb, none, used_b, core_b, b_comm, w, s);
+  SettleWindow(none, none, s.cw, none, none, w_comm, w, s);
+}
+
 // Forward and backward each in their own window.
-void SettleApart(Seconds core_f, Seconds core_b, const Hide& h, double w, Seg& s) {
+void SettleApart(bool split, Seconds core_f, Seconds core_b, const Hide& h, double w, Seg& s) {
   const Seconds none;
   SettleWindow(s.cf, none, none, none, core_f, h.f, w, s);
-  SettleWindow(none, s.cb, s.cw, none, core_b, h.b, w, s);
+  SettleBackward(split, none, core_b, h.b, h.w, w, s);
 }
 
 // A forward and a backward pass of two micro-batches share one window
@@ -273,7 +302,7 @@ void SettleApart(Seconds core_f, Seconds core_b, const Hide& h, double w, Seg& s
 // Megatron-Core moe_a2a_overlap.md); the window pools a whole chunk's
 // compute, so it is settled on the chunk's sum (SettlePaired).
 void DeferJoint(Seconds core_f, Seconds core_b, const Hide& h, double w, Seg& s) {
-  for (int a = 0; a < kNumAx; ++a) s.pair[a] += w * (h.f[a] + h.b[a]);
+  for (int a = 0; a < kNumAx; ++a) s.pair[a] += w * (h.f[a] + h.b[a] + h.w[a]);
   s.pair_core += w * (core_f + core_b);
   s.pair_share = w;
 }
@@ -289,15 +318,15 @@ void SettleUnpaired(const PlanContext& c, Seconds core_f, Seconds core_b, const 
     s.exp_f[a] += u * h.f[a];
     s.exp_b[a] += u * h.b[a];
   }
-  SettleApart(core_f, core_b, alone, u, s);
+  SettleApart(c.split_w, core_f, core_b, alone, u, s);
   if (c.ep_window == EpWindow::kPaired) return DeferJoint(core_f, core_b, h, 1.0 - u, s);
-  SettleApart(core_f, core_b, h, 1.0 - u, s);
+  SettleApart(c.split_w, core_f, core_b, h, 1.0 - u, s);
 }
 
 // Shared-expert overlap (Megatron-Core --moe-shared-expert-overlap): the
 // all-to-all hides only behind the shared experts' matmuls of its pass; that
 // compute is then not there for the pass's other communication.
-void SettleShared(Seconds core_f, Seconds core_b, const Hide& h, Seg& s) {
+void SettleShared(bool split, Seconds core_f, Seconds core_b, const Hide& h, Seg& s) {
   // The dispatcher's host time and its all-to-all hide together, each
   // keeping its share of what stays exposed.
   const Seconds ep_f = h.f[kAxEp] + h.f[kAxHost], ep_b = h.b[kAxEp] + h.b[kAxHost];
@@ -308,18 +337,17 @@ void SettleShared(Seconds core_f, Seconds core_b, const Hide& h, Seg& s) {
     if (ep_b > Seconds()) s.exp_b[a] += h.b[a] * (1 - hid_b / ep_b);
     rest.f[a] = rest.b[a] = Seconds();
   }
-  const Seconds none;
-  SettleWindow(s.cf, none, none, hid_f, core_f, rest.f, 1.0, s);
-  SettleWindow(none, s.cb, s.cw, hid_b, core_b, rest.b, 1.0, s);
+  SettleWindow(s.cf, Seconds(), Seconds(), hid_f, core_f, rest.f, 1.0, s);
+  SettleBackward(split, hid_b, core_b, rest.b, rest.w, 1.0, s);
 }
 
 // One rule per EpWindow: every schedule and method is charged here.
 void Settle(const PlanContext& c, Seconds core_f, Seconds core_b, const Hide& h, Seg& s) {
   switch (c.ep_window) {
     case EpWindow::kExposed:
-      return SettleApart(core_f, core_b, h, 1.0, s);
+      return SettleApart(c.split_w, core_f, core_b, h, 1.0, s);
     case EpWindow::kShared:
-      return SettleShared(core_f, core_b, h, s);
+      return SettleShared(c.split_w, core_f, core_b, h, s);
     case EpWindow::kPaired:
     case EpWindow::kHalves:
       return SettleUnpaired(c, core_f, core_b, h, s);
@@ -532,13 +560,15 @@ Seg BlockSeg(const PlanContext& c, const BlockWork& b, bool moe) {
   }
   const bool tp_mlp = !moe || c.model->moe->num_shared_experts > 0 || p.etp > 1;
   Hide h;
-  // The shared experts' backward: input and weight gradients (+ the recomputed forward).
+  // The shared experts' backward: input and weight gradients (+ the
+  // recomputed forward).
   h.ep_window_f = x.shared;
   const bool shared_rec =
       p.recompute == Recompute::kFull ||
       (p.recompute == Recompute::kModules &&
        (p.recompute_modules & (recompute_module::kSharedExperts | recompute_module::kMoe)) != 0);
-  h.ep_window_b = x.shared * (shared_rec ? 3.0 : 2.0);
+  // Where W runs apart, only the input-gradient matmuls are in B's window.
+  h.ep_window_b = x.shared * ((shared_rec ? 2.0 : 1.0) + (c.split_w ? 0.0 : 1.0));
   AddBlockTp(c, tp_mlp ? 2.0 : 1.0, s, h);
   AddCp(c, s, h);
   if (moe) AddEp(c, b, s, h);

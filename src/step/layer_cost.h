@@ -113,6 +113,9 @@ struct PlanContext {
   double tokens = 0;      // T = b*s/cp
   double lambda = 1;      // EP rank imbalance
   bool dual = false;      // DualPipe / DualPipeV overlap EP all-to-all
+  // The W pass runs apart from B (ScheduleTraits::defers_weight_grad): each
+  // has its own overlap window (Hide::w).
+  bool split_w = false;
   EpWindow ep_window = EpWindow::kExposed;
   // kPaired, kHalves: the share of passes whose all-to-all runs alone,
   // exposed (warm-up forwards and cool-down backwards, the mean over the
@@ -163,7 +166,11 @@ double HalvesUnpairedFraction(const ModelWork& work, const PlanSpec& plan);
 // backward b = input + weight gradient) and axis; settled by Settle()
 // (layer_cost.cc).
 struct Hide {
-  AxisTimes f{}, b{};
+  // Communication that hides behind the forward (f), the input-gradient
+  // backward (b) or the weight-gradient pass (w: what the weight gradients
+  // need or produce). Where B and W run together (!split_w) b and w share
+  // one window.
+  AxisTimes f{}, b{}, w{};
   // EpWindow::kShared: the compute the expert all-to-all may hide behind.
   Seconds ep_window_f, ep_window_b;
 };

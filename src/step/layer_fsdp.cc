@@ -120,10 +120,14 @@ void AddUnits(const PlanContext& c, const FsdpUnits& u, Seg& s, Hide& h) {
   }
   s.total[kAxFsdp] += 2 * ag + again + rs;
   s.total_f[kAxFsdp] += ag;
+  // The gradients' reduce-scatter follows the pass that produces them: W
+  // where it runs apart (split_w).
   auto& f = c.job->fsdp_overlap ? h.f : s.exp_f;
   auto& b = c.job->fsdp_overlap ? h.b : s.exp_b;
+  auto& w = !c.split_w ? b : c.job->fsdp_overlap ? h.w : s.exp_w;
   f[kAxFsdp] += ag;
-  b[kAxFsdp] += ag + again + rs;
+  b[kAxFsdp] += ag + again;
+  w[kAxFsdp] += rs;
 }
 
 }  // namespace

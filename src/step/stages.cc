@@ -167,9 +167,12 @@ Seconds BubbleTime(const PlanSpec& plan, const DeviceTimes& sum_all, const Devic
     case Schedule::kInterleaved:
       return others / v;  // (p-1)(F+B)/v: ibid. §2.2.2
     case Schedule::kZbH1: {
-      // (p-1)(F + B - W): Qi et al. 2024 (arXiv:2401.10241) §3.
+      // (p-1)(F + B - W): Qi et al. 2024 (arXiv:2401.10241) §3, where the
+      // deferred W passes fill the rest of 1F1B's bubble. Never below the
+      // fill: the last device waits for micro-batch 0's forward through the
+      // p - 1 before it, whatever W holds (as ZB-V below).
       const Seconds sum = sum_all.f + sum_all.b - sum_all.w;
-      return Max(Seconds(), sum - (crit.f + crit.b - crit.w));
+      return Max(Max(Seconds(), sum - (crit.f + crit.b - crit.w)), sum_all.f - crit.f);
     }
     case Schedule::kZbV:
       // Zero bubble in the steady state (Qi et al. 2024, arXiv:2405.15362),

@@ -88,5 +88,21 @@ TEST(TpOverlap, FullRecomputeRepeatsTheForwardCommunicationExposed) {
   EXPECT_NEAR(t.exposed, kMicroBatches * exposed, 1e-6 * t.exposed);
 }
 
+// Zero-bubble schedules run the weight-gradient pass apart (doc/cost-model.md
+// §6): the input gradient's all-reduce has no weight-gradient GEMM beside it
+// and is exposed in B, so no tp collective hides. Under 1F1B the same layout
+// hides it, one per linear pair of the stage's 16 blocks and micro-batch.
+TEST(TpOverlap, ZeroBubbleSchedulesExposeTheInputGradientAllReduce) {
+  const Bytes bytes(4096.0 * 4096.0 * 2.0);
+  const double ar =
+      EstimateCollective(Node(), CollectiveOp::kAllReduce, bytes, RankGroup{4, 1}).time.value();
+  const TpTimes zb = TpItem("tp=4,pp=2,dp=1,zero=1,mbs=1,sp=false,schedule=zb-h1");
+  const TpTimes one = TpItem("tp=4,pp=2,dp=1,zero=1,mbs=1,sp=false,schedule=1f1b");
+  ASSERT_GT(zb.total, 0);
+  EXPECT_NEAR(zb.exposed, zb.total, 1e-9 * zb.total);
+  EXPECT_NEAR(one.total, zb.total, 1e-9 * zb.total);
+  EXPECT_NEAR(one.total - one.exposed, kMicroBatches * (kLayers / 2) * 2 * ar, 1e-6 * one.total);
+}
+
 }  // namespace
 }  // namespace occam
