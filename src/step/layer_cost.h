@@ -162,14 +162,12 @@ double A2aUnpairedFraction(const PlanSpec& plan, double m);
 // (dispatch ~ combine), 1/(4L). In (0, 1].
 double HalvesUnpairedFraction(const ModelWork& work, const PlanSpec& plan);
 
-// Communication that can hide behind compute, per pass (forward f,
-// backward b = input + weight gradient) and axis; settled by Settle()
-// (layer_cost.cc).
+// Communication that can hide behind compute, per pass and axis; settled
+// by Settle() (layer_cost.cc): behind the forward (f), the input-gradient
+// backward (b) or the weight-gradient pass (w: what the weight gradients
+// need or produce). Where B and W run together (!split_w) b and w share one
+// window.
 struct Hide {
-  // Communication that hides behind the forward (f), the input-gradient
-  // backward (b) or the weight-gradient pass (w: what the weight gradients
-  // need or produce). Where B and W run together (!split_w) b and w share
-  // one window.
   AxisTimes f{}, b{}, w{};
   // EpWindow::kShared: the compute the expert all-to-all may hide behind.
   Seconds ep_window_f, ep_window_b;

@@ -34,6 +34,11 @@ RankGroup Merge(RankGroup inner, RankGroup outer) {
 
 namespace occam::step_internal {
 
+bool AllForwardFirst(const StepModel::Impl& impl, const PlanSpec& plan) {
+  return impl.job.balance == BalanceMethod::kGlobalAuxLoss && impl.model.moe.has_value() &&
+         plan.pp > 1;
+}
+
 void InitContext(const StepModel::Impl& impl, const PlanSpec& plan, PlanContext& c) {
   c.memo.set_caches(&impl.group_cache, &impl.collective_cache);
   c.model = &impl.model;
@@ -604,8 +609,7 @@ CoreResult RunCore(const StepModel::Impl& impl, const PlanSpec& plan, PipelineTi
   const PlanContext& c = out.ctx;
   const PlanSegs segs = BuildSegs(impl, c);
   out.m = static_cast<double>(impl.job.global_batch_seqs) / static_cast<double>(plan.dp * plan.mbs);
-  out.all_forward_first = impl.job.balance == BalanceMethod::kGlobalAuxLoss &&
-                          impl.model.moe.has_value() && plan.pp > 1;
+  out.all_forward_first = AllForwardFirst(impl, plan);
   out.capacity = impl.cluster.chip.hbm * (1.0 - impl.job.memory_headroom);
   CommCost p2p_one;
   PipelineTiming sim;  // ok = false: closed forms

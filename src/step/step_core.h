@@ -94,6 +94,9 @@ struct PlanSegs {
 PlanContext MakeContext(const StepModel::Impl& impl, const PlanSpec& plan);
 // MakeContext into an existing (default-constructed) context.
 void InitContext(const StepModel::Impl& impl, const PlanSpec& plan, PlanContext& c);
+// A global-batch aux loss under PP needs every micro-batch's routing before
+// the first backward: all forwards run first (GPipe-like).
+bool AllForwardFirst(const StepModel::Impl& impl, const PlanSpec& plan);
 PlanSegs BuildSegs(const StepModel::Impl& impl, const PlanContext& ctx);
 // Pipelines whose F&B pairs the simulator plays (DualPipe / DualPipeV,
 // combined 1F1B; ctx.ep_window == kPaired and pp > 1): the plan's segs with

@@ -93,6 +93,26 @@ namespace {
 
 Seconds Compute(const step_internal::Seg& s) { return s.cf + s.cb + s.cw; }
 
+// Schedules on which device d idles until micro-batch 0's forward has
+// crossed the chunks before its first (one parameter copy; ZB-V bounds its
+// closed form's fill instead, LowerBoundsFor).
+bool OneWayFill(const PlanSpec& plan, bool all_forward_first) {
+  return TraitsOf(plan.schedule).parameter_copies == 1 &&
+         (plan.schedule != Schedule::kZbV || all_forward_first);
+}
+
+// The forward compute of one micro-batch through the chunks before `first`.
+Seconds ForwardBefore(step_internal::ChunkSegMemo& chunks, int64_t first) {
+  Seconds start;
+  for (int64_t chunk = 0; chunk < first; ++chunk) start += chunks.Of(chunk).cf;
+  return start;
+}
+
+// GPipe / 1F1B: sum_d t_d / (1 - (1 - 1/m)^p), derived below.
+Seconds FillDrain(Seconds sum, double m, int64_t pp) {
+  return sum / (1.0 - std::pow(1.0 - 1.0 / m, static_cast<double>(pp)));
+}
+
 }  // namespace
 
 // Every device runs m micro-batches through its chunks one after another,
@@ -132,24 +152,18 @@ StepModel::LowerBounds StepModel::LowerBoundsFor(const PlanSpec& plan) const {
   const step_internal::PlanSegs segs = step_internal::BuildSegs(impl, c);
   const double m =
       static_cast<double>(impl.job.global_batch_seqs) / static_cast<double>(plan.dp * plan.mbs);
-  const bool all_forward_first = impl.job.balance == BalanceMethod::kGlobalAuxLoss &&
-                                 impl.model.moe.has_value() && plan.pp > 1;
+  const bool all_forward_first = step_internal::AllForwardFirst(impl, plan);
   const int64_t per = step_internal::ChunksPerDevice(plan);
   const double w = step_internal::ChunkShare(plan);
   const double dense_shards = static_cast<double>(plan.dp * plan.cp);
   const double expert_shards =
       static_cast<double>(std::max<int64_t>(plan.tp * plan.cp * plan.dp / (plan.ep * plan.etp), 1));
-  // Forward time of one micro-batch through each chunk, for the fill.
   step_internal::ChunkSegMemo chunks(segs, impl.work);
-  std::vector<Seconds> forward(static_cast<size_t>(segs.chunks));
-  for (int64_t chunk = 0; chunk < segs.chunks; ++chunk) {
-    forward[static_cast<size_t>(chunk)] = chunks.Of(chunk).cf;
-  }
   // ZB-V: its closed form's fill (BubbleTime: the forwards of every device
   // but the critical one, over its two chunks) is bounded below by the same
   // sum over every device but the one with the most forward compute.
   const bool zbv = plan.schedule == Schedule::kZbV && !all_forward_first;
-  const bool one_way = TraitsOf(plan.schedule).parameter_copies == 1 && !zbv;
+  const bool one_way = OneWayFill(plan, all_forward_first);
   Seconds compute, filled, forwards, most_forward, most_compute;
   LowerBounds out;
   out.memory_by_zero.fill(Bytes(0));
@@ -178,10 +192,7 @@ StepModel::LowerBounds StepModel::LowerBoundsFor(const PlanSpec& plan) const {
     forwards += mine_forward;
     most_forward = Max(most_forward, mine_forward);
     most_compute = Max(most_compute, mine);
-    Seconds start;
-    for (int64_t chunk = 0; one_way && chunk < first_chunk; ++chunk) {
-      start += forward[static_cast<size_t>(chunk)];
-    }
+    const Seconds start = one_way ? ForwardBefore(chunks, first_chunk) : Seconds();
     filled = Max(filled, start + m * mine);
     // The closed form's count of the device's lightest chunk: below both the
     // closed form (the mean chunk) and the simulated peak (step_core.cc
@@ -205,7 +216,7 @@ StepModel::LowerBounds StepModel::LowerBoundsFor(const PlanSpec& plan) const {
   const double p = static_cast<double>(plan.pp);
   Seconds bound = m * compute / p;
   if (plan.pp > 1 && (plan.schedule == Schedule::kGpipe || plan.schedule == Schedule::k1F1B)) {
-    bound = std::max(bound, compute / (1.0 - std::pow(1.0 - 1.0 / m, p)));
+    bound = std::max(bound, FillDrain(compute, m, plan.pp));
   }
   if (zbv && plan.pp > 1) {
     filled = Max(filled,
@@ -274,10 +285,7 @@ Seconds StepModel::LinkTimeFor(const PlanSpec& given) const {
                            ? Seconds(impl.cluster.chip.moe_dispatch_host_s)
                            : Seconds();
   step_internal::ChunkSegMemo chunks(segs, impl.work);
-  const bool all_forward_first = impl.job.balance == BalanceMethod::kGlobalAuxLoss &&
-                                 impl.model.moe.has_value() && plan.pp > 1;
-  const bool one_way = TraitsOf(plan.schedule).parameter_copies == 1 &&
-                       (plan.schedule != Schedule::kZbV || all_forward_first);
+  const bool one_way = OneWayFill(plan, step_internal::AllForwardFirst(impl, plan));
   Seconds busiest, sum, filled, reduce;
   const double grad_bytes = step_internal::GradReduceBytesPerParam(impl.job);
   for (int64_t d = 0; d < plan.pp; ++d) {
@@ -302,8 +310,7 @@ Seconds StepModel::LinkTimeFor(const PlanSpec& given) const {
     const Seconds t = Max(serial, Max(link, hosted));
     busiest = Max(busiest, t);
     sum += t;
-    Seconds start;
-    for (int64_t chunk = 0; one_way && chunk < first_chunk; ++chunk) start += chunks.Of(chunk).cf;
+    const Seconds start = one_way ? ForwardBefore(chunks, first_chunk) : Seconds();
     filled = Max(filled, start + m * t);
     if (plan.zero == 2) {
       reduce =
@@ -316,8 +323,7 @@ Seconds StepModel::LinkTimeFor(const PlanSpec& given) const {
   }
   Seconds bound = Max(Max(m * busiest, filled), m * reduce);
   if (plan.pp > 1 && (plan.schedule == Schedule::kGpipe || plan.schedule == Schedule::k1F1B)) {
-    const double p = static_cast<double>(plan.pp);
-    bound = Max(bound, sum / (1.0 - std::pow(1.0 - 1.0 / m, p)));
+    bound = Max(bound, FillDrain(sum, m, plan.pp));
     bound = Max(bound, (m - 1.0) * busiest + sum);
   }
   if (plan.pp > 1 && plan.schedule == Schedule::kInterleaved) {
