@@ -15,7 +15,8 @@
 //   NVL72 falls only 17% from 8 to 36 ranks (doc § 4.7).
 //
 // Levels of a split unit (doc/cost-model.md § 4.6.1) on the same tier share
-// its links, so their times add.
+// its links: their bytes add, and one level's bytes flow while the other's
+// transfers start.
 //
 // Symbols: b bytes of the per-rank send buffer (one copy per routed expert
 // when top-k is given); g = m_0 members per innermost unit; U = n / g units;
@@ -101,7 +102,8 @@ Cost AllToAllSwitched(const Tiers& tiers, double bytes, const Layout& layout,
     UniformBytes(layout, bytes, &traffic);
   }
   const double imbalance = std::max(options.imbalance, 1.0);
-  double latency = 0, slowest = 0, shared = 0;
+  double latency = 0, slowest = 0;
+  double run_wire = 0, run_start = 0, run_own = 0;  // levels on one tier
   int limit = -1;
   PerTier busy{};
   for (int i = 0; i <= layout.top; ++i) {
@@ -116,11 +118,20 @@ Cost AllToAllSwitched(const Tiers& tiers, double bytes, const Layout& layout,
     const double chunk =
         all ? traffic.bytes[u] : traffic.bytes[u] / std::max(traffic.peers[u], 1.0);
     // Levels on the same tier (a split unit, collective_switched.cc) share
-    // its links: their bytes queue one after another.
+    // its links. A level's time is its bytes on the wire (bytes / (e * rate))
+    // after its fixed per-transfer cost (half / (e * rate) per pipeline,
+    // which puts no bytes on the link). Two flows on one link, each released
+    // after its fixed cost, end at max(first release + both wires, each
+    // flow's own time) (preemptive single-machine makespan with release
+    // dates): the link carries one level's bytes while the other's pipelines
+    // start, as two tiers do.
     const bool same = i > 0 && tiers.level[u] == tiers.level[u - 1];
     const double own = traffic.bytes[u] / (rate * Eta(t, chunk));
-    const double time = own + (same ? shared : 0);
-    shared = time;
+    const double wire = traffic.bytes[u] / (rate * t.efficiency);
+    run_wire = (same ? run_wire : 0) + wire;
+    run_start = std::min(same ? run_start : own, own - wire);
+    run_own = std::max(same ? run_own : 0.0, own);
+    const double time = std::max(run_start + run_wire, run_own);
     busy[u] = imbalance * own;
     if (time > slowest || limit < 0) {
       slowest = time;

@@ -2,6 +2,7 @@
 // H800 dispatch measurements of doc/hardware.md § 4.3 (DEEPEP).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "cost/collective_test_clusters.h"
@@ -141,6 +142,38 @@ TEST(AllToAll, PairwiseKernelCollapsesInsideNvl72) {
   EXPECT_LT(HybridEpModelGbps(c, 36), kHybridEpGb200[4].gbps * 0.9);
   EXPECT_LT(HybridEpModelGbps(c, 36) / HybridEpModelGbps(c, 8),
             kHybridEpGb200[4].gbps / kHybridEpGb200[0].gbps - 0.05);
+}
+
+// Inside one switched unit the pairwise kernel may also run as two levels of
+// virtual sub-units (doc/cost-model.md § 4.6.1), both on the unit's links.
+// They share the links' bandwidth, while one level's bytes flow during the
+// other's per-transfer starts: a level of p peers and v bytes has wire time
+// W = v / (e B) and own time v / (B eta(v / p)); two levels on one link take
+// max(min(own - W) + W_1 + W_2, own_1, own_2). The collective is the fastest
+// of the unsplit layout and the splits s = 2, 4 of 8 ranks.
+TEST(AllToAll, SplitUnitLevelsShareTheLinksButNotTheirStarts) {
+  ClusterSpec c = testing::Nvl72Cluster();
+  c.tiers[0].alltoall_all_peers = false;
+  const TierSpec& t = c.tiers[0];
+  const double rate = t.bandwidth.value(), e = t.efficiency, half = t.half_bandwidth_bytes.value();
+  const double alpha = t.latency.value(), b = 1e6, n = 8;
+  const auto own = [&](double v, double peers) {
+    const double x = v / peers;
+    return v / (rate * e * x / (x + half));
+  };
+  const auto wire = [&](double v) { return v / (rate * e); };
+  double expected = alpha + own(b * (n - 1) / n, n - 1);
+  const double unsplit = expected;
+  for (double s : {2.0, 4.0}) {
+    const double v1 = b * (s - 1) / n, v2 = b * (n - s) / n;
+    const double o1 = own(v1, s - 1), o2 = own(v2, n - s);
+    const double start = std::min(o1 - wire(v1), o2 - wire(v2));
+    const double split = 2 * alpha + std::max({start + wire(v1) + wire(v2), o1, o2});
+    expected = std::min(expected, split);
+  }
+  ASSERT_LT(expected, unsplit);  // the case exercises a split layout
+  const auto cost = EstimateCollective(c, CollectiveOp::kAllToAll, Bytes(b), RankGroup{8, 1});
+  EXPECT_NEAR(cost.time.value(), expected, expected * 1e-12);
 }
 
 // A switched domain is non-blocking: with every peer in flight a uniform
