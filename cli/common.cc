@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -311,6 +312,14 @@ std::string FiniteNumberCheck(const std::string& text) {
   return "'" + Echo(text) + "' is not a finite number";
 }
 
+std::string IntegerRangeCheck(const std::string& text) {
+  errno = 0;
+  char* end = nullptr;
+  (void)std::strtoll(text.c_str(), &end, 10);
+  if (end == text.c_str() || *end != '\0' || errno != ERANGE) return "";
+  return "'" + Echo(text) + "' is beyond the integers occam reads (at most 2^63 - 1)";
+}
+
 namespace {
 
 // --global-batch-tokens: a plain integer must be a whole number of sequences
@@ -442,6 +451,8 @@ void RejectNonFiniteNumbers(CLI::App& app) {
     for (CLI::Option* opt : cmd->get_options()) {
       if (opt->get_type_name() == "FLOAT") {
         opt->check(CLI::Validator(FiniteNumberCheck, "", "FINITE"));
+      } else if (opt->get_type_name() == "INT") {
+        opt->check(CLI::Validator(IntegerRangeCheck, "", "INT64"));
       }
     }
   }

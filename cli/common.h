@@ -64,6 +64,9 @@ Result<double> ParseNumberFlag(const std::string& text, const std::string& flag)
 // Rejects a numeric flag value that is NaN or infinite, for CLI::Validator:
 // returns "" when `text` is fine, else the reason.
 std::string FiniteNumberCheck(const std::string& text);
+// Rejects a whole-number flag value beyond int64_t (which CLI11 would clamp
+// to 2^63 - 1), echoing the text as given; "" when `text` is fine.
+std::string IntegerRangeCheck(const std::string& text);
 // Planner flags shared by plan, sweep and budget.
 struct SearchFlags {
   int64_t top = 20;
@@ -105,7 +108,8 @@ Result<double> ParseScaled(const std::string& text, const std::string& what);
 Result<double> ParseTokenCount(const std::string& text, const std::string& what);
 
 // Adds FiniteNumberCheck to every floating-point option of `app`'s
-// subcommands, so "--headroom nan" or "--alpha inf" is a flag error.
+// subcommands, so "--headroom nan" or "--alpha inf" is a flag error, and
+// IntegerRangeCheck to every integer one ("--chips 9223372036854775808").
 void RejectNonFiniteNumbers(CLI::App& app);
 
 // For an option whose default means "not given" (0 or -1): true when the
