@@ -71,6 +71,11 @@ struct QuickEstimate {
   Bytes memory_floor;
 };
 
+// Whether a window of `plan` pools a forward with another micro-batch's
+// backward: DualPipe / DualPipeV's F&B chunks (pp > 1) and combined 1F1B
+// (doc/cost-model.md § 6). Such a forward may end before its own traffic.
+bool PairsPasses(const PlanSpec& plan);
+
 // Precomputes what does not depend on the plan (per-layer shapes, FLOPs,
 // parameter counts), so evaluating a plan is cheap arithmetic.
 class StepModel {
@@ -115,7 +120,8 @@ class StepModel {
   // compute, or its MoE dispatcher host time), with the pipeline's fill
   // and drain, and under ZeRO-2 m times its gradient reduce-scatter.
   // Depends on the degrees, mbs, order, mesh and on plan.zero (ZeRO-0 and 1
-  // alike; ZeRO-3 on hsdp too), not on a2a_overlap; taken without
+  // alike; ZeRO-3 on hsdp too), and on a2a_overlap only through
+  // PairsPasses (a paired forward's floor is its compute); taken without
   // recompute, it bounds every recompute policy. REQUIRES: as
   // LowerBoundsFor.
   Seconds LinkTimeFor(const PlanSpec& plan) const;

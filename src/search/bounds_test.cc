@@ -118,7 +118,7 @@ void ExpectBelowTheStepModel(const char* model_key, const char* cluster_key, int
       PlanSpec shared = plan;
       if (plan.zero < 2) shared.zero = 1;
       if (plan.zero < 3) shared.hsdp = 0;
-      shared.a2a_overlap = EpOverlap::kNone;
+      if (!PairsPasses(plan)) shared.a2a_overlap = EpOverlap::kNone;
       shared.recompute = Recompute::kNone;
       shared.recompute_modules = 0;
       ASSERT_EQ(step->LinkTimeFor(shared).value(), link) << FormatPlan(plan);

@@ -48,13 +48,14 @@ struct PairBound {
 };
 
 // The evaluator's link bound of one (micro-batch size, rank order, torus
-// mapping, sharding) variant of a shape: ZeRO stages 0 and 1, recompute
-// and all-to-all overlap share it.
+// mapping, sharding, pairing) variant of a shape: ZeRO stages 0 and 1,
+// recompute and the all-to-all overlap methods that pair no passes share it.
 struct LinkBound {
   int64_t mbs = 0;
   std::vector<Axis> order;
   TorusMapping mesh = TorusMapping::kLinear;
   int64_t sharding = 0;  // ShardingKey
+  bool paired = false;   // PairsPasses
   double seconds = 0;
 };
 
@@ -83,9 +84,10 @@ struct ShapeInfo {
     }
     return nullptr;
   }
-  const LinkBound* FindLink(const PlanSpec& p, int64_t sharding) const {
+  const LinkBound* FindLink(const PlanSpec& p, int64_t sharding, bool paired) const {
     for (const LinkBound& b : links) {
-      if (b.mbs == p.mbs && b.mesh == p.mesh && b.sharding == sharding && b.order == p.order) {
+      if (b.mbs == p.mbs && b.mesh == p.mesh && b.sharding == sharding && b.paired == paired &&
+          b.order == p.order) {
         return &b;
       }
     }
@@ -158,7 +160,8 @@ double AddPairs(const Context& ctx, const Shape& shape, const std::vector<Inner>
 // `scratch` holds the plan at ZeRO-1 for the shared one.
 double LinkOf(const Context& ctx, const PlanSpec& plan, int64_t sharding, PlanSpec& scratch,
               ShapeInfo& info) {
-  if (const LinkBound* l = info.FindLink(plan, sharding)) return l->seconds;
+  const bool paired = PairsPasses(plan);
+  if (const LinkBound* l = info.FindLink(plan, sharding, paired)) return l->seconds;
   const PlanSpec* asked = &plan;
   if (sharding == 0 && plan.zero >= 2) {
     scratch = plan;
@@ -166,7 +169,7 @@ double LinkOf(const Context& ctx, const PlanSpec& plan, int64_t sharding, PlanSp
     asked = &scratch;
   }
   const double seconds = ctx.evaluator.LinkSeconds(*asked);
-  info.links.push_back(LinkBound{plan.mbs, plan.order, plan.mesh, sharding, seconds});
+  info.links.push_back(LinkBound{plan.mbs, plan.order, plan.mesh, sharding, paired, seconds});
   return seconds;
 }
 

@@ -11,6 +11,7 @@
 
 #include "occam/collective.h"
 #include "occam/cost.h"
+#include "occam/schedule_traits.h"
 #include "occam/spec.h"
 #include "occam/units.h"
 #include "step/comm.h"
@@ -98,6 +99,11 @@ class CommMemo {
 enum class EpWindow { kExposed, kPaired, kHalves, kShared };
 
 EpWindow EpWindowOf(const PlanSpec& plan, bool dual);
+// DualPipe / DualPipeV with more than one stage: every pass's all-to-all is
+// the schedule's F&B pairs' to hide (PlanContext::dual).
+inline bool DualPipeline(const PlanSpec& plan) {
+  return TraitsOf(plan.schedule).overlaps_a2a && plan.pp > 1;
+}
 
 // Everything about a plan that all blocks share.
 struct PlanContext {

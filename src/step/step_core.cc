@@ -52,7 +52,7 @@ void InitContext(const StepModel::Impl& impl, const PlanSpec& plan, PlanContext&
   c.fsdp_expert = c.groups.edp;
   c.tokens = static_cast<double>(plan.mbs * impl.job.seq_len) / static_cast<double>(plan.cp);
   c.lambda = impl.Lambda(plan);
-  c.dual = TraitsOf(plan.schedule).overlaps_a2a && plan.pp > 1;
+  c.dual = DualPipeline(plan);
   c.split_w = TraitsOf(plan.schedule).defers_weight_grad && plan.pp > 1;
   const int64_t m = impl.job.global_batch_seqs / std::max<int64_t>(plan.dp * plan.mbs, 1);
   c.ep_window = EpWindowOf(plan, c.dual);

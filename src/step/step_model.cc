@@ -254,14 +254,26 @@ StepModel::LowerBounds StepModel::LowerBoundsFor(const PlanSpec& plan) const {
 // v for interleaving), T_c the busiest device's: with T_c >= max t_d and
 // T_d >= t_d that is at least (m - 1) max t_d + sum_d t_d (GPipe, 1F1B),
 // m max t_d + (sum_d t_d - max t_d) / v (interleaved).
+// Where no window pairs a forward with another micro-batch's backward
+// (PairsPasses false), each forward alone lasts at least its own floor: its
+// compute with its exposed TP, its forward traffic (its windows hide at
+// most their compute), its MoE layers' host time. The one-way fill then
+// takes those floors for the chunks before device d's first, instead of
+// their forward compute; paired forwards keep the compute.
 // ZeRO-2 reduce-scatters each micro-batch's gradients behind that
 // micro-batch's backward (DataParallelTail, m rounds): each round exposes
 // at least the reduction less the window, and the window is part of the
 // device's time per micro-batch, so the step is at least m times the
 // device's larger reduction (dense or expert; over its own chunks'
 // parameters, a tied embedding copy left out).
+bool PairsPasses(const PlanSpec& plan) {
+  return step_internal::EpWindowOf(plan, step_internal::DualPipeline(plan)) ==
+         step_internal::EpWindow::kPaired;
+}
+
 Seconds StepModel::LinkTimeFor(const PlanSpec& given) const {
   const Impl& impl = *impl_;
+  const bool paired = PairsPasses(given);
   PlanSpec plan = given;
   plan.a2a_overlap = EpOverlap::kNone;
   plan.recompute = Recompute::kNone;
@@ -286,6 +298,23 @@ Seconds StepModel::LinkTimeFor(const PlanSpec& given) const {
                            : Seconds();
   step_internal::ChunkSegMemo chunks(segs, impl.work);
   const bool one_way = OneWayFill(plan, step_internal::AllForwardFirst(impl, plan));
+  const auto tp = static_cast<size_t>(step_internal::kAxTp);
+  // The forward of micro-batch 0 through every chunk before chunk c.
+  std::vector<Seconds> before(static_cast<size_t>(segs.chunks) + 1);
+  for (int64_t chunk = 0; one_way && chunk < segs.chunks; ++chunk) {
+    const step_internal::ChunkKey key = step_internal::KeyOfChunk(segs, impl.work, chunk);
+    const step_internal::Seg& s = chunks.OfKey(key);
+    Seconds floor = s.cf;
+    if (!paired) {
+      Seconds traffic;
+      for (int a : {step_internal::kAxTp, step_internal::kAxCp, step_internal::kAxEp,
+                    step_internal::kAxFsdp}) {
+        traffic += s.total_f[static_cast<size_t>(a)];
+      }
+      floor = Max(Max(s.cf + s.exp_f[tp], traffic), static_cast<double>(key.moe) * host);
+    }
+    before[static_cast<size_t>(chunk) + 1] = before[static_cast<size_t>(chunk)] + floor;
+  }
   Seconds busiest, sum, filled, reduce;
   const double grad_bytes = step_internal::GradReduceBytesPerParam(impl.job);
   for (int64_t d = 0; d < plan.pp; ++d) {
@@ -304,14 +333,12 @@ Seconds StepModel::LinkTimeFor(const PlanSpec& given) const {
         link += w * s.total[static_cast<size_t>(a)];
       }
       hosted += w * static_cast<double>(key.moe) * host;
-      const auto tp = static_cast<size_t>(step_internal::kAxTp);
       serial += w * (Compute(s) + s.exp_f[tp] + s.exp_b[tp] + s.exp_w[tp]);
     }
     const Seconds t = Max(serial, Max(link, hosted));
     busiest = Max(busiest, t);
     sum += t;
-    const Seconds start = one_way ? ForwardBefore(chunks, first_chunk) : Seconds();
-    filled = Max(filled, start + m * t);
+    filled = Max(filled, before[static_cast<size_t>(first_chunk)] + m * t);
     if (plan.zero == 2) {
       reduce =
           Max(reduce,

@@ -280,6 +280,31 @@ TEST(LinkTimeFor, IsTheBusiestCommunicatorsTraffic) {
   EXPECT_NEAR(quiet.LinkTimeFor(plan).value(), quiet_traffic, 1e-9 * quiet_traffic);
 }
 
+// An unpaired forward lasts at least its MoE layers' dispatcher host time,
+// so the one-way fill of ZB-H1 waits for micro-batch 0's forwards through
+// the devices before the last: with a host time H far above every other
+// cost, the bound is at least H (MoE layers before the last device + m x
+// those on it). DeepSeek-V2-Lite: 27 layers, the first dense, over 4 stages
+// of at least 6 layers each: the last holds 5 or more MoE layers. Without
+// the fill the bound would be m x the busiest device's, 4 x 7 H.
+TEST(LinkTimeFor, AnUnpairedForwardFillsThePipelineWithItsHostTime) {
+  const ModelSpec model = *CatalogModel("deepseek-v2-lite");
+  ClusterSpec cluster = *CatalogCluster("h100", 64);
+  const double host = 1.0;
+  cluster.chip.moe_dispatch_host_s = host;
+  JobSpec job = Job(4096, 64);
+  job.moe_imbalance = 1.2;
+  const StepModel sm = std::move(StepModel::Create(model, cluster, job)).value();
+  const PlanSpec plan = *ParsePlan("tp=1,pp=4,dp=16,ep=16,zero=1,mbs=1,schedule=zb-h1");
+  ASSERT_TRUE(ValidatePlan(model, cluster, job, plan).ok());
+  ASSERT_FALSE(PairsPasses(plan));
+  const double m = 64.0 / 16.0;
+  const double moe = static_cast<double>(model.num_layers - model.moe->first_k_dense);
+  const double link = sm.LinkTimeFor(plan).value();
+  EXPECT_GE(link, host * (moe + (m - 1) * 5));
+  EXPECT_LE(link, sm.EvaluateQuick(plan).step_time.value());
+}
+
 TEST(LowerBoundsFor, NeverExceedsTheStepAndIgnoresShardingAndOrder) {
   const ModelSpec model = *CatalogModel("deepseek-v2-lite");
   const ClusterSpec cluster = *CatalogCluster("h100", 64);
