@@ -154,7 +154,7 @@ double InFlightPasses(const PlanSpec& plan, int64_t d, double m, bool all_forwar
 }
 
 Seconds BubbleTime(const PlanSpec& plan, const DeviceTimes& sum_all, const DeviceTimes& crit,
-                   bool all_forward_first) {
+                   bool all_forward_first, double m) {
   if (plan.pp <= 1 || plan.schedule == Schedule::kNone) return Seconds();
   const double v = static_cast<double>(ChunksPerDevice(plan));
   const Seconds others = sum_all.total() - crit.total();  // (p-1) t for equal stages
@@ -170,9 +170,15 @@ Seconds BubbleTime(const PlanSpec& plan, const DeviceTimes& sum_all, const Devic
       // (p-1)(F + B - W): Qi et al. 2024 (arXiv:2401.10241) §3, where the
       // deferred W passes fill the rest of 1F1B's bubble. Never below the
       // fill: the last device waits for micro-batch 0's forward through the
-      // p - 1 before it, whatever W holds (as ZB-V below).
+      // p - 1 before it, whatever W holds (as ZB-V below). Nor below the
+      // drain with fewer micro-batches than stages: the last micro-batch's
+      // B crosses the p - 1 other devices back to the first, which has only
+      // its m - 1 earlier W passes to fill that wait (the last one follows
+      // its B), (p-1)(F + B) - (m-1) W; on equal stages the step is then
+      // (p - 1 + m)(F + B) + W, as the simulator plays it.
       const Seconds sum = sum_all.f + sum_all.b - sum_all.w;
-      return Max(Max(Seconds(), sum - (crit.f + crit.b - crit.w)), sum_all.f - crit.f);
+      const Seconds drain = sum_all.f + sum_all.b - (crit.f + crit.b) - (m - 1) * crit.w;
+      return Max(Max(Max(Seconds(), sum - (crit.f + crit.b - crit.w)), drain), sum_all.f - crit.f);
     }
     case Schedule::kZbV:
       // Zero bubble in the steady state (Qi et al. 2024, arXiv:2405.15362),

@@ -67,8 +67,8 @@ struct DeviceTimes {
 
 // Bubble time of the step given every device's per-micro-batch times:
 // sum_all = sum over devices, crit = the slowest device (the pipeline's
-// period). Formulas per schedule in doc/cost-model.md §6.
+// period), m micro-batches. Formulas per schedule in doc/cost-model.md §6.
 Seconds BubbleTime(const PlanSpec& plan, const DeviceTimes& sum_all, const DeviceTimes& crit,
-                   bool all_forward_first);
+                   bool all_forward_first, double m);
 
 }  // namespace occam::step_internal

@@ -111,12 +111,18 @@ TEST(Bubble, ClosedFormsForEqualStages) {
   const double p = 8, f = 1, b = 1, w = 1;
   const DeviceTimes one{Seconds(f), Seconds(b), Seconds(w)};
   const DeviceTimes all{Seconds(p * f), Seconds(p * b), Seconds(p * w)};
+  const double m = 64;
   auto bubble = [&](const PlanSpec& plan, const DeviceTimes& sum, const DeviceTimes& crit) {
-    return BubbleTime(plan, sum, crit, false).value();
+    return BubbleTime(plan, sum, crit, false, m).value();
   };
   EXPECT_DOUBLE_EQ(bubble(Pipe(8, Schedule::k1F1B), all, one), (p - 1) * 3);
   EXPECT_DOUBLE_EQ(bubble(Pipe(8, Schedule::kInterleaved, 2), all, one), (p - 1) * 3 / 2);
   EXPECT_DOUBLE_EQ(bubble(Pipe(8, Schedule::kZbH1), all, one), (p - 1) * (f + b - w));
+  // ZB-H1 with m < p: (p - 1)(F + B) - (m - 1) W, the drain's wait.
+  for (double few : {1.0, 3.0, 7.0}) {
+    EXPECT_DOUBLE_EQ(BubbleTime(Pipe(8, Schedule::kZbH1), all, one, false, few).value(),
+                     (p - 1) * (f + b) - (few - 1) * w);
+  }
   EXPECT_DOUBLE_EQ(bubble(Pipe(8, Schedule::kDualPipe), all, one),
                    (p / 2 - 1) * (f + b + w + b + w - 3 * w));
   EXPECT_DOUBLE_EQ(bubble(Pipe(1, Schedule::kNone), one, one), 0);

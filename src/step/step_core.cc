@@ -658,7 +658,7 @@ CoreResult RunCore(const StepModel::Impl& impl, const PlanSpec& plan, PipelineTi
       const Seg& k = out.crit;
       crit = DeviceTimes{k.cf + k.exp_f[kAxTp], k.cb + k.exp_b[kAxTp], k.cw + k.exp_w[kAxTp]};
     }
-    out.bubble = BubbleTime(plan, sum, crit, out.all_forward_first);
+    out.bubble = BubbleTime(plan, sum, crit, out.all_forward_first, out.m);
   }
   out.step = out.m * crit_total + out.bubble + out.p2p.exposed + out.dp_grad.exposed +
              out.edp_grad.exposed + out.dp_gather.exposed + out.edp_gather.exposed +
