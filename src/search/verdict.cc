@@ -36,13 +36,30 @@ std::string Describe(const Estimate& e) {
   return fmt::format("{} MFU, step {:.3f} s", Pct(e.mfu), e.step_time.value());
 }
 
+Seconds ComputeOf(const Estimate& e) {
+  Seconds c;
+  for (const TimeItem& item : e.breakdown) {
+    if (item.what == "compute") c += item.exposed;
+  }
+  return c;
+}
+
+std::string RecomputeOf(const PlanSpec& p) {
+  return p.recompute_modules != 0 ? RecomputeModulesName(p.recompute_modules)
+                                  : std::string(RecomputeName(p.recompute));
+}
+
 }  // namespace
 
 std::string DominantDifference(const Estimate& a, const Estimate& b) {
   const auto sa = Shares(a);
   const auto sb = Shares(b);
   const std::pair<const Key, Share>* pick = nullptr;
-  double best_diff = 0;
+  // More compute in `a` (recompute, a smaller GEMM shape) competes with
+  // every exposed item, by the time it adds as a share of a's step.
+  const double more_compute =
+      a.step_time.value() > 0 ? (ComputeOf(a) - ComputeOf(b)).value() / a.step_time.value() : 0.0;
+  double best_diff = more_compute;
   for (const auto& kv : sa) {
     const auto it = sb.find(kv.first);
     const double other = it == sb.end() ? 0.0 : it->second.fraction;
@@ -52,7 +69,14 @@ std::string DominantDifference(const Estimate& a, const Estimate& b) {
       pick = &kv;
     }
   }
-  if (pick == nullptr) return "";
+  if (pick == nullptr) {
+    if (more_compute <= 0) return "";
+    const std::string ra = RecomputeOf(a.plan), rb = RecomputeOf(b.plan);
+    return fmt::format(
+        "more compute ({:.3f} s against {:.3f} s in the other layout, {})", ComputeOf(a).value(),
+        ComputeOf(b).value(),
+        ra == rb ? "at the same recompute " + ra : "recompute " + ra + " against " + rb);
+  }
   const auto it = sb.find(pick->first);
   const double other = it == sb.end() ? 0.0 : it->second.fraction;
   std::string what = "exposed " + pick->first.first;

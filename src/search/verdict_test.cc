@@ -32,6 +32,37 @@ TEST(Verdict, NeededWhenWithoutPpIsSlowerByMoreThanTheThresholdAndNamesTheComm) 
   EXPECT_NE(v.sentence.find("25.0% slower"), std::string::npos) << v.sentence;
 }
 
+// More compute in one layout (full recompute forced by memory, smaller
+// matrix multiplications): when it outweighs every exposed item, the
+// verdict names it with both recompute policies. Flat: compute 8.0 s
+// of a 10 s step (0.6 s of exposed dp traffic); PP: compute 6.0 s of 8.5 s.
+// (8.0 - 6.0) / 10 = 20% of the flat step against 0.6 / 10 - 0.1 / 8.5 = 4.8%.
+TEST(Verdict, NamesExtraComputeWhenItOutweighsTheCommunication) {
+  Estimate flat;
+  flat.step_time = Seconds(10.0);
+  flat.plan.recompute = Recompute::kFull;
+  flat.breakdown = {{"compute", "", "", Seconds(8.0), Seconds(8.0)},
+                    {"dp reduce-scatter", "dp", "ib", Seconds(0.6), Seconds(0.6)}};
+  Estimate piped;
+  piped.step_time = Seconds(8.5);
+  piped.plan.recompute = Recompute::kNone;
+  piped.breakdown = {{"compute", "", "", Seconds(6.0), Seconds(6.0)},
+                     {"dp reduce-scatter", "dp", "ib", Seconds(0.1), Seconds(0.1)},
+                     {"pipeline bubble", "pp", "", Seconds(0.5), Seconds(0.5)}};
+  EXPECT_EQ(DominantDifference(flat, piped),
+            "more compute (8.000 s against 6.000 s in the other layout, recompute full against "
+            "none)");
+  piped.plan.recompute = Recompute::kFull;
+  EXPECT_EQ(DominantDifference(flat, piped),
+            "more compute (8.000 s against 6.000 s in the other layout, at the same recompute "
+            "full)");
+  piped.plan.recompute = Recompute::kNone;
+  // With a larger exposed difference the item is named instead.
+  flat.breakdown[1].exposed = Seconds(3.0);
+  EXPECT_NE(DominantDifference(flat, piped).find("exposed dp reduce-scatter over ib (30.0%"),
+            std::string::npos);
+}
+
 TEST(Verdict, NotNeededWithinThresholdNamesWhatPpCosts) {
   const Estimate flat = Make(10.2, 0.30, 0.1, 0.0);
   const Estimate piped = Make(10.0, 0.31, 0.1, 1.0);
