@@ -57,8 +57,9 @@ std::string DominantDifference(const Estimate& a, const Estimate& b) {
   const std::pair<const Key, Share>* pick = nullptr;
   // More compute in `a` (recompute, a smaller GEMM shape) competes with
   // every exposed item, by the time it adds as a share of a's step.
+  const Seconds compute_a = ComputeOf(a), compute_b = ComputeOf(b);
   const double more_compute =
-      a.step_time.value() > 0 ? (ComputeOf(a) - ComputeOf(b)).value() / a.step_time.value() : 0.0;
+      a.step_time.value() > 0 ? (compute_a - compute_b).value() / a.step_time.value() : 0.0;
   double best_diff = more_compute;
   for (const auto& kv : sa) {
     const auto it = sb.find(kv.first);
@@ -73,8 +74,8 @@ std::string DominantDifference(const Estimate& a, const Estimate& b) {
     if (more_compute <= 0) return "";
     const std::string ra = RecomputeOf(a.plan), rb = RecomputeOf(b.plan);
     return fmt::format(
-        "more compute ({:.3f} s against {:.3f} s in the other layout, {})", ComputeOf(a).value(),
-        ComputeOf(b).value(),
+        "more compute ({:.3f} s against {:.3f} s in the other layout, {})", compute_a.value(),
+        compute_b.value(),
         ra == rb ? "at the same recompute " + ra : "recompute " + ra + " against " + rb);
   }
   const auto it = sb.find(pick->first);

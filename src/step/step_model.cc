@@ -108,6 +108,17 @@ Seconds ForwardBefore(step_internal::ChunkSegMemo& chunks, int64_t first) {
   return start;
 }
 
+// The tp, cp, ep and ZeRO-3 traffic of `t` (per axis): what a pass's
+// windows hide at most their compute of (LinkTimeFor).
+Seconds WindowTraffic(const step_internal::AxisTimes& t) {
+  Seconds sum;
+  for (int a :
+       {step_internal::kAxTp, step_internal::kAxCp, step_internal::kAxEp, step_internal::kAxFsdp}) {
+    sum += t[static_cast<size_t>(a)];
+  }
+  return sum;
+}
+
 // GPipe / 1F1B: sum_d t_d / (1 - (1 - 1/m)^p), derived below.
 Seconds FillDrain(Seconds sum, double m, int64_t pp) {
   return sum / (1.0 - std::pow(1.0 - 1.0 / m, static_cast<double>(pp)));
@@ -306,12 +317,8 @@ Seconds StepModel::LinkTimeFor(const PlanSpec& given) const {
     const step_internal::Seg& s = chunks.OfKey(key);
     Seconds floor = s.cf;
     if (!paired) {
-      Seconds traffic;
-      for (int a : {step_internal::kAxTp, step_internal::kAxCp, step_internal::kAxEp,
-                    step_internal::kAxFsdp}) {
-        traffic += s.total_f[static_cast<size_t>(a)];
-      }
-      floor = Max(Max(s.cf + s.exp_f[tp], traffic), static_cast<double>(key.moe) * host);
+      floor = Max(Max(s.cf + s.exp_f[tp], WindowTraffic(s.total_f)),
+                  static_cast<double>(key.moe) * host);
     }
     before[static_cast<size_t>(chunk) + 1] = before[static_cast<size_t>(chunk)] + floor;
   }
@@ -328,10 +335,7 @@ Seconds StepModel::LinkTimeFor(const PlanSpec& given) const {
       const step_internal::Seg& s = chunks.OfKey(key);
       dense += s.params_dense;
       expert += s.params_expert;
-      for (int a : {step_internal::kAxTp, step_internal::kAxCp, step_internal::kAxEp,
-                    step_internal::kAxFsdp}) {
-        link += w * s.total[static_cast<size_t>(a)];
-      }
+      link += w * WindowTraffic(s.total);
       hosted += w * static_cast<double>(key.moe) * host;
       serial += w * (Compute(s) + s.exp_f[tp] + s.exp_b[tp] + s.exp_w[tp]);
     }
