@@ -103,6 +103,55 @@ FrameworkDefaults DefaultsOf(Framework framework) {
   return d;
 }
 
+// torchtitan's Llama 3 training configurations (the 8B, 70B and 405B
+// presets, train_configs/llama3_*.toml through 2024 and
+// torchtitan/models/llama3/train_configs/ since 2025) all set [training]
+// seq_len = 8192, and the presets that checkpoint selectively set
+// [activation_checkpoint] selective_ac_option = 'op' (operator-level SAC).
+// A Llama 3 architecture is recognised by its tokenizer's vocabulary
+// (128,256 entries) on a dense model, not by the run's text.
+std::optional<FrameworkModelConfig> FrameworkConfigFor(Framework framework,
+                                                       const ModelSpec& model) {
+  constexpr int64_t kLlama3Vocab = 128256;
+  if (framework == Framework::kTorchtitan && model.vocab == kLlama3Vocab && !model.moe) {
+    return FrameworkModelConfig{
+        8192, Recompute::kSelectiveOp,
+        "torchtitan's Llama 3 training configs, train_configs/llama3_8b.toml, llama3_70b.toml, "
+        "llama3_405b.toml: seq_len = 8192, selective_ac_option = 'op'"};
+  }
+  return std::nullopt;
+}
+
+// torchtitan's local batch is one data-parallel rank's sequences per step.
+// Without pipeline parallelism it runs as one micro-batch (gradient
+// accumulation only when training.global_batch_size asks for it, default
+// -1: none). With pipeline parallelism it is split into
+// pipeline_parallel_microbatches, which defaulted to the number of stages
+// (torchtitan/parallelisms/pipelining_utils.py, commit 9dec370, Dec 2024);
+// later releases changed that default, so runs dated 2025 or later keep
+// their micro-batch open under pp.
+std::optional<DerivedMicroBatch> TorchtitanMicroBatch(const PublishedRun& run, Framework framework,
+                                                      int64_t pp) {
+  if (framework != Framework::kTorchtitan) return std::nullopt;
+  double local = 0;
+  for (const auto& [key, value] : run.measured.extra) {
+    if (key == "local_batch_size") local = value;
+  }
+  const auto n = static_cast<int64_t>(local);
+  if (n < 1 || static_cast<double>(n) != local) return std::nullopt;
+  if (pp <= 1) {
+    return DerivedMicroBatch{n, std::to_string(n) +
+                                    " (the stated local batch: torchtitan runs it as one "
+                                    "micro-batch without pipeline parallelism)"};
+  }
+  const int year = RunYear(run);
+  if (year == 0 || year > 2024 || n % pp != 0) return std::nullopt;
+  return DerivedMicroBatch{
+      n / pp, std::to_string(n / pp) + " (the stated local batch " + std::to_string(n) +
+                  " over torchtitan's default pipeline_parallel_microbatches = pp = " +
+                  std::to_string(pp) + ", pipelining_utils.py at Dec 2024)"};
+}
+
 int RunYear(const PublishedRun& run) {
   if (!run.date || run.date->size() < 4) return 0;
   return std::stoi(run.date->substr(0, 4));

@@ -151,8 +151,16 @@ namespace {
 // Job: sequence length, global batch and precision (skip when unknowable).
 Result<JobSpec> BuildJob(const PublishedRun& run, RunSetup* setup) {
   JobSpec job;
-  if (!run.seq_len) return InvalidInput("seq_len is not stated (tokens per step unknown)");
-  job.seq_len = *run.seq_len;
+  if (run.seq_len) {
+    job.seq_len = *run.seq_len;
+  } else if (auto c = FrameworkConfigFor(setup->framework, setup->model)) {
+    job.seq_len = c->seq_len;
+    Fill(&setup->filled, "seq_len",
+         std::to_string(c->seq_len) +
+             " (not stated; the framework's training config: " + c->source + ")");
+  } else {
+    return InvalidInput("seq_len is not stated (tokens per step unknown)");
+  }
   if (run.global_batch_seqs) {
     job.global_batch_seqs = *run.global_batch_seqs;
   } else if (run.global_batch_tokens) {
@@ -237,6 +245,14 @@ void SetZero(const PublishedRun& run, const FrameworkDefaults& d, RunSetup* s) {
 // documented one) and then the heavier policies.
 void SetRecompute(const PublishedRun& run, const FrameworkDefaults& d, RunSetup* s) {
   if (auto r = InterpretRecompute(run.parallel.recompute)) {
+    // A bare "selective" means what the framework's own config for the
+    // model selects (torchtitan's Llama 3 presets: operator-level SAC).
+    const auto config = FrameworkConfigFor(s->framework, s->model);
+    if (*r == Recompute::kSelective && config && config->selective != *r) {
+      *r = config->selective;
+      Fill(&s->filled, "parallel.recompute",
+           "selective_op (\"" + *run.parallel.recompute + "\" in " + config->source + ")");
+    }
     s->plan.recompute = *r;
     s->order.recompute = {*r};
     return;
@@ -328,7 +344,16 @@ Status BuildPlan(const PublishedRun& run, RunSetup* s) {
   }
   SetSchedule(run, d, s);
   // Micro-batch.
-  if (run.micro_batch) {
+  // The pipeline degree the micro-batch rule needs: stated, or 1 when the
+  // run says it ran no pipeline.
+  const bool no_pipeline = InterpretSchedule(p.schedule) == Schedule::kNone;
+  const std::optional<DerivedMicroBatch> derived =
+      !s->open.pp || no_pipeline ? TorchtitanMicroBatch(run, s->framework, s->open.pp ? 1 : plan.pp)
+                                 : std::nullopt;
+  if (!run.micro_batch && derived) {
+    plan.mbs = derived->mbs;
+    Fill(&s->filled, "micro_batch", derived->how);
+  } else if (run.micro_batch) {
     plan.mbs = *run.micro_batch;
     // MaxText's per_device_batch_size counts sequences per chip even with
     // tensor parallelism (no pipeline, no gradient accumulation).
@@ -344,6 +369,7 @@ Status BuildPlan(const PublishedRun& run, RunSetup* s) {
 
 Result<RunSetup> BuildRunSetup(const PublishedRun& run) {
   RunSetup s;
+  s.framework = FrameworkOf(run);
   OCCAM_ASSIGN_OR_RETURN(s.model, BuildModel(run, &s.filled));
   OCCAM_ASSIGN_OR_RETURN(s.job, BuildJob(run, &s));
   OCCAM_ASSIGN_OR_RETURN(s.cluster, BuildCluster(run, &s.filled));

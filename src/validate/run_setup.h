@@ -139,6 +139,27 @@ std::vector<int> ZeroStagesOffered(const PublishedRun& run, Framework framework)
 // none (--overlap-param-gather needs the distributed optimizer), or nullopt.
 std::optional<int> ZeroImpliedByFlags(const PublishedRun& run, Framework framework);
 
+// What the framework's own training configuration for `model` sets
+// (src/validate/run_framework.cc), used where a run states nothing: its
+// sequence length and the kind of recomputation its "selective" means.
+// nullopt when the framework ships no configuration for the model.
+struct FrameworkModelConfig {
+  int64_t seq_len = 0;
+  Recompute selective = Recompute::kSelective;
+  std::string source;
+};
+std::optional<FrameworkModelConfig> FrameworkConfigFor(Framework framework, const ModelSpec& model);
+
+// The micro-batch of a torchtitan run that states its local batch
+// (measured.extra local_batch_size, one data-parallel rank's sequences per
+// step), with how it follows from torchtitan's defaults; nullopt otherwise.
+struct DerivedMicroBatch {
+  int64_t mbs = 0;
+  std::string how;
+};
+std::optional<DerivedMicroBatch> TorchtitanMicroBatch(const PublishedRun& run, Framework framework,
+                                                      int64_t pp);
+
 // Everything above. An error's message is the run's skip reason.
 Result<RunSetup> BuildRunSetup(const PublishedRun& run);
 

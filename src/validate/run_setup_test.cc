@@ -108,7 +108,12 @@ TEST(RunSetup, PublishedRunsUseTheWholeHbm) {
 }
 
 TEST(RunSetup, UnknownSeqLenOrBatchIsASkipReason) {
-  auto titan = BuildRunSetup(BundledRun("torchtitan_l31_8b_fsdp_8gpu_bf16"));
+  // Without a framework whose config for the model sets one, an unstated
+  // sequence length is a skip reason.
+  PublishedRun no_seq = BundledRun("torchtitan_l31_8b_fsdp_8gpu_bf16");
+  no_seq.framework = "deepspeed";
+  no_seq.source = "a table";
+  auto titan = BuildRunSetup(no_seq);
   ASSERT_FALSE(titan.ok());
   EXPECT_NE(titan.status().message().find("seq_len"), std::string::npos);
   PublishedRun no_batch = BundledRun("narayanan2021_t1_1.7B_32gpu");
@@ -117,6 +122,46 @@ TEST(RunSetup, UnknownSeqLenOrBatchIsASkipReason) {
   auto r = BuildRunSetup(no_batch);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("global batch"), std::string::npos);
+}
+
+TEST(RunSetup, TorchtitanLlama3ConfigFillsSequenceSacAndMicroBatch) {
+  // torchtitan's benchmark file states no sequence length; its Llama 3
+  // configs set seq_len 8192 and selective_ac_option 'op', and the stated
+  // local batch (2) runs as one micro-batch without a pipeline.
+  auto s = BuildRunSetup(BundledRun("torchtitan_l31_8b_fsdp_8gpu_bf16"));
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_EQ(s->job.seq_len, 8192);
+  EXPECT_EQ(s->plan.recompute, Recompute::kSelectiveOp);
+  EXPECT_EQ(s->plan.mbs, 2);
+  EXPECT_FALSE(s->open.mbs);
+  EXPECT_TRUE(HasFilled(s->filled, "seq_len"));
+  EXPECT_TRUE(HasFilled(s->filled, "micro_batch"));
+  // Under pipeline parallelism (Dec 2024) the local batch of 32 is split into
+  // pp = 8 micro-batches of 4.
+  auto pp = BuildRunSetup(BundledRun("torchtitan_l31_405b_3d_1f1b_512gpu"));
+  ASSERT_TRUE(pp.ok()) << pp.status().message();
+  EXPECT_EQ(pp->plan.pp, 8);
+  EXPECT_EQ(pp->plan.mbs, 32 / 8);
+  // The same run dated 2025, after torchtitan's micro-batch default changed,
+  // keeps its micro-batch open.
+  PublishedRun later = BundledRun("torchtitan_l31_405b_3d_1f1b_512gpu");
+  later.date = "2025-06";
+  auto open = BuildRunSetup(later);
+  ASSERT_TRUE(open.ok()) << open.status().message();
+  EXPECT_TRUE(open->open.mbs);
+}
+
+TEST(RunSetup, ConfigSeqLenIsOnlyForTheFrameworksOwnModels) {
+  ModelSpec llama3;
+  llama3.vocab = 128256;
+  EXPECT_TRUE(FrameworkConfigFor(Framework::kTorchtitan, llama3).has_value());
+  EXPECT_FALSE(FrameworkConfigFor(Framework::kMegatronLm, llama3).has_value());
+  ModelSpec other = llama3;
+  other.vocab = 32000;
+  EXPECT_FALSE(FrameworkConfigFor(Framework::kTorchtitan, other).has_value());
+  ModelSpec moe = llama3;
+  moe.moe = MoeSpec{};
+  EXPECT_FALSE(FrameworkConfigFor(Framework::kTorchtitan, moe).has_value());
 }
 
 TEST(RunSetup, StatedSequenceParallelismNeedsTensorParallelism) {

@@ -276,7 +276,14 @@ std::optional<std::pair<int64_t, int64_t>> MegatronEnds(int64_t layers, int64_t 
 }
 
 std::string FamilyOf(std::string_view chip_key) {
-  const std::string k(chip_key);
+  // An alias names its catalog chip (h100-sxm-96g -> h100-96g).
+  const Result<ChipSpec> chip = CatalogChip(std::string(chip_key));
+  const std::string k = chip.ok() ? chip->key : std::string(chip_key);
+  // The 96 GB H100 runs capped at 500 W (data/hardware/chips.yaml): the same
+  // tensor cores at a lower power limit, so a different sustained clock; its
+  // runs are not pooled into the 700 W H100 fit. Its calibration is a
+  // transfer from that fit (TransfersFromH100).
+  if (k == "h100-96g") return k;
   for (const char* prefix : {"a100", "h100", "h800", "h200"}) {
     if (k.rfind(prefix, 0) == 0) return prefix;
   }

@@ -56,7 +56,7 @@ std::vector<double> HostMs() {
 // (data/calibration.yaml: efficiency scaled by the MAMF ratio, the shape
 // parameters and the host time taken over).
 bool TransfersFromH100(const std::string& family) {
-  for (const char* f : {"h800", "h200", "b200", "gb200", "gb300"}) {
+  for (const char* f : {"h100-96g", "h800", "h200", "b200", "gb200", "gb300"}) {
     if (family == f) return true;
   }
   return false;

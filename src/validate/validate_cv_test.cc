@@ -120,8 +120,15 @@ TEST(CrossValidation, HeldOutMeasurementsDoNotReachTheirOwnPredictions) {
 // a larger domain is never slower), so the pairwise all-to-all of the
 // Megatron-Bridge MoE runs gets cheaper and the p90 moves to Megatron-Bridge
 // gpt-oss-120b on 64 GB300 (+26.2% -> +28.0%, a run already too fast).
-constexpr double kMaxOosMedian = 0.070;
-constexpr double kMaxOosP90 = 0.281;
+// Now 7.87% / 33.25% over 141 runs (132 before): the nine torchtitan runs of
+// its Dec 2024 and Jun 2025 benchmark files are predicted with the sequence
+// length, operator-level SAC and micro-batch of torchtitan's own Llama 3
+// configs instead of being skipped for an unstated seq_len. All are
+// predicted too fast (+25% to +66%): they ran on 96 GB H100s capped at
+// 500 W, a clock occam has no source for, so they take the 700 W H100
+// calibration. Skipping them had kept the gate low; they are now counted.
+constexpr double kMaxOosMedian = 0.079;
+constexpr double kMaxOosP90 = 0.333;
 
 TEST(CrossValidation, OutOfSampleGateAndTheVerdictsErrorBand) {
   auto runs = BundledRuns();

@@ -34,10 +34,14 @@ namespace {
 // DeepSpeed ZeRO-3's third gather under recompute, and the a100 row refitted
 // at or below its measured plateau (0.89/256/768 -> 0.85/256/512):
 // 6.04% / 27.27%.
-constexpr double kMaxMedianError = 0.062;
-constexpr double kMaxP90Error = 0.274;
+// The nine torchtitan benchmark runs predicted from torchtitan's Llama 3
+// configs (seq_len 8192, operator-level SAC, local batch as micro-batch)
+// instead of skipped, all too fast on 500 W-capped H100s: 6.29% / 30.22%,
+// 4 runs skipped (13 before).
+constexpr double kMaxMedianError = 0.063;
+constexpr double kMaxP90Error = 0.303;
 constexpr double kMaxKorthikantiMeanError = 0.0365;  // the acceptance bound
-constexpr int64_t kMaxSkipped = 13;
+constexpr int64_t kMaxSkipped = 4;
 
 const ValidationReport& Report() {
   static const ValidationReport report = [] {
