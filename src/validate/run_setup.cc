@@ -303,7 +303,12 @@ Status BuildPlan(const PublishedRun& run, RunSetup* s) {
   plan.pp = p.pp.value_or(1);
   plan.cp = p.cp.value_or(1);
   s->open.tp = !p.tp;
-  s->open.pp = !p.pp;
+  // A run that says it ran no pipeline states pp = 1.
+  const bool no_pipeline = InterpretSchedule(p.schedule) == Schedule::kNone;
+  s->open.pp = !p.pp && !no_pipeline;
+  if (!p.pp && no_pipeline) {
+    Fill(&s->filled, "parallel.pp", "1 (the run states no pipeline: \"" + *p.schedule + "\")");
+  }
   if (!p.cp) Fill(&s->filled, "parallel.cp", "1 (context parallelism not used)");
   const bool moe = s->model.moe.has_value();
   s->order.etp_over_tp = {0};
@@ -344,12 +349,8 @@ Status BuildPlan(const PublishedRun& run, RunSetup* s) {
   }
   SetSchedule(run, d, s);
   // Micro-batch.
-  // The pipeline degree the micro-batch rule needs: stated, or 1 when the
-  // run says it ran no pipeline.
-  const bool no_pipeline = InterpretSchedule(p.schedule) == Schedule::kNone;
   const std::optional<DerivedMicroBatch> derived =
-      !s->open.pp || no_pipeline ? TorchtitanMicroBatch(run, s->framework, s->open.pp ? 1 : plan.pp)
-                                 : std::nullopt;
+      s->open.pp ? std::nullopt : TorchtitanMicroBatch(run, s->framework, plan.pp);
   if (!run.micro_batch && derived) {
     plan.mbs = derived->mbs;
     Fill(&s->filled, "micro_batch", derived->how);

@@ -134,6 +134,10 @@ TEST(RunSetup, TorchtitanLlama3ConfigFillsSequenceSacAndMicroBatch) {
   EXPECT_EQ(s->plan.recompute, Recompute::kSelectiveOp);
   EXPECT_EQ(s->plan.mbs, 2);
   EXPECT_FALSE(s->open.mbs);
+  // "no pipeline" states pp = 1: the local batch is one micro-batch.
+  EXPECT_FALSE(s->open.pp);
+  EXPECT_EQ(s->plan.pp, 1);
+  EXPECT_TRUE(HasFilled(s->filled, "parallel.pp"));
   EXPECT_TRUE(HasFilled(s->filled, "seq_len"));
   EXPECT_TRUE(HasFilled(s->filled, "micro_batch"));
   // Under pipeline parallelism (Dec 2024) the local batch of 32 is split into
