@@ -251,7 +251,8 @@ void SetRecompute(const PublishedRun& run, const FrameworkDefaults& d, RunSetup*
     if (*r == Recompute::kSelective && config && config->selective != *r) {
       *r = config->selective;
       Fill(&s->filled, "parallel.recompute",
-           "selective_op (\"" + *run.parallel.recompute + "\" in " + config->source + ")");
+           std::string(RecomputeName(*r)) + " (\"" + *run.parallel.recompute + "\" in " +
+               config->source + ")");
     }
     s->plan.recompute = *r;
     s->order.recompute = {*r};
