@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "spec/doc.h"
 #include "spec/embedded.h"
@@ -40,6 +41,15 @@ Result<RecipeRow> ParseRow(const spec::Node& row) {
                                       "; see doc/validation.md (Framework recipes)");
   }
   return r;
+}
+
+// The policies that keep fewer activations than `r`, lightest first:
+// selective (core attention) after none, and full recomputation after any
+// partial one.
+std::vector<Recompute> HeavierRecompute(Recompute r) {
+  if (r == Recompute::kNone) return {Recompute::kSelective, Recompute::kFull};
+  if (r == Recompute::kFull) return {};
+  return {Recompute::kFull};
 }
 
 std::string Citation(const RecipeRow& row) {
@@ -109,6 +119,13 @@ Status ApplyRecipe(const RecipeRow& row, RunSetup* s) {
       s->plan.recompute_modules = *ParseRecomputeModules(row.recompute);
     }
     s->order.recompute = {s->plan.recompute};
+    // A closest recipe was written for another micro-batch or layout than
+    // the row's: its policy comes first, and where the row's layout does
+    // not fit with it, the framework's heavier policies follow (the rule
+    // for any unstated knob, doc/validation.md "Unstated fields").
+    if (!row.pinned) {
+      for (Recompute r : HeavierRecompute(s->plan.recompute)) s->order.recompute.push_back(r);
+    }
     s->open.recompute = false;
     Fill(&s->filled, "parallel.recompute", row.recompute + why);
   }

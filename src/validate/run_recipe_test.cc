@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
+#include "occam/validate.h"
 #include "validate/run_test_util.h"
 
 namespace occam::validate {
@@ -97,6 +99,33 @@ TEST(RunRecipe, FillsTheGradientDtype) {
   other.job.bf16_gradients = false;
   ASSERT_TRUE(ApplyRecipe(rows->front(), &other).ok());
   EXPECT_FALSE(other.job.bf16_gradients);  // grad_reduce_in_fp32 true: fp32 gradients
+}
+
+// A closest recipe was written for another layout: its policy comes first,
+// then the heavier ones. The 25.11 GPT-OSS H100 row runs micro-batch 4
+// where its recipe runs 1 without recompute; occam's memory model puts that
+// at 134.7 GB on an 80 GB chip, so the validation takes the lightest policy
+// that fits, full recomputation (selective keeps the same activations under
+// FlashAttention). A pinned recipe's policy is the only one.
+TEST(RunRecipe, ClosestRecipesPolicyIsAFirstChoice) {
+  const PublishedRun run = BundledRun("mbridge_2511_h100_gptoss_120b_bf16_64gpu");
+  auto s = BuildRunSetup(run);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_EQ(s->order.recompute,
+            (std::vector<Recompute>{Recompute::kNone, Recompute::kSelective, Recompute::kFull}));
+  auto pinned = BuildRunSetup(BundledRun("mbridge_2604_gb200_dsv3_mxfp8_256gpu"));
+  ASSERT_TRUE(pinned.ok()) << pinned.status().message();
+  EXPECT_EQ(pinned->order.recompute, std::vector<Recompute>{Recompute::kModules});
+
+  const ValidationReport r = ValidateRuns({run});
+  ASSERT_EQ(r.runs.size(), 1u);
+  ASSERT_TRUE(r.runs[0].predicted.has_value()) << r.runs[0].skipped_reason;
+  EXPECT_NE(r.runs[0].plan.find("recompute=full"), std::string::npos) << r.runs[0].plan;
+  bool noted = false;
+  for (const auto& [field, how] : r.runs[0].filled) {
+    noted |= field == "parallel.recompute" && how.find("does not fit") != std::string::npos;
+  }
+  EXPECT_TRUE(noted);
 }
 
 // A stated recompute is the run's, whatever the recipe says.

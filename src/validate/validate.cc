@@ -186,6 +186,10 @@ std::string Gb(Bytes b) {
   return buf;
 }
 
+bool AnyOpen(const OpenKnobs& o) {
+  return o.tp || o.pp || o.ep || o.vpp || o.schedule || o.mbs || o.recompute || o.zero;
+}
+
 // The first valid candidate, in the order of preference, that fits in
 // memory; a layout with nothing left to choose is taken as stated (the run
 // did run). With several valid layouts and none fitting, an error naming the
@@ -223,8 +227,10 @@ Result<Choice> ChooseLayout(const StepModel& sm, const RunSetup& s, bool search)
   }
   // More than one valid layout left to choose from, and none fits: the run
   // states too little to say which one it ran. One valid layout is what the
-  // run states (with its framework's defaults): it did run, so it is taken.
-  if (search && valid > 1) {
+  // run states (with its framework's defaults): it did run, so it is taken;
+  // so is a closest recipe's first choice when no knob is open and none of
+  // the heavier policies that follow it fits either.
+  if (search && valid > 1 && AnyOpen(s.open)) {
     return Infeasible("no layout fits occam's memory model: the closest, " +
                       FormatPlan(closest->plan) + ", needs " + Gb(closest->quick.memory_total) +
                       " per chip of " + Gb(s.cluster.chip.hbm) + " (of " + std::to_string(valid) +
@@ -348,6 +354,13 @@ void NoteFilled(const RunSetup& s, const Choice& c, RunValidation* out) {
   }
   if (o.recompute) {
     out->filled.emplace_back("parallel.recompute", std::string(RecomputeName(p.recompute)) + how);
+  } else if (p.recompute != s.order.recompute.front()) {
+    out->filled.emplace_back(
+        "parallel.recompute",
+        std::string(RecomputeName(p.recompute)) + " (the closest recipe's " +
+            std::string(RecomputeName(s.order.recompute.front())) +
+            " does not fit occam's memory model at the row's layout; the lightest heavier "
+            "policy that fits)");
   }
   if (o.zero) out->filled.emplace_back("parallel.zero", std::to_string(p.zero) + how);
   if (!c.quick.fits && c.evaluated > 0) {

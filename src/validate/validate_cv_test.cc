@@ -127,8 +127,13 @@ TEST(CrossValidation, HeldOutMeasurementsDoNotReachTheirOwnPredictions) {
 // predicted too fast (+25% to +66%): they ran on 96 GB H100s capped at
 // 500 W, a clock occam has no source for, so they take the 700 W H100
 // calibration. Skipping them had kept the gate low; they are now counted.
+// Lowered when a closest (not the row's own) Megatron-Bridge recipe's
+// recompute became a first choice with the heavier policies after it, so a
+// row whose layout does not fit with it takes the lightest that does
+// (gpt-oss-120b 25.11: H100 +49.6% -> +18.3%, B200 +125.9% -> +81.7%):
+// 7.87% / 29.08%.
 constexpr double kMaxOosMedian = 0.079;
-constexpr double kMaxOosP90 = 0.333;
+constexpr double kMaxOosP90 = 0.291;
 
 TEST(CrossValidation, OutOfSampleGateAndTheVerdictsErrorBand) {
   auto runs = BundledRuns();

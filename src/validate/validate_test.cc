@@ -38,8 +38,10 @@ namespace {
 // configs (seq_len 8192, operator-level SAC, local batch as micro-batch)
 // instead of skipped, all too fast on 500 W-capped H100s: 6.29% / 30.22%,
 // 4 runs skipped (13 before).
-constexpr double kMaxMedianError = 0.063;
-constexpr double kMaxP90Error = 0.303;
+// A closest recipe's recompute a first choice, the heavier policies after
+// it where the row's layout does not fit: 6.16% / 29.96%.
+constexpr double kMaxMedianError = 0.062;
+constexpr double kMaxP90Error = 0.300;
 constexpr double kMaxKorthikantiMeanError = 0.0365;  // the acceptance bound
 constexpr int64_t kMaxSkipped = 4;
 
