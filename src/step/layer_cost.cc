@@ -192,7 +192,11 @@ void AddEp(const PlanContext& c, const BlockWork& b, Seg& s, Hide& h) {
   // The dispatcher's device-to-host sync before the forward all-to-all:
   // under an overlap method the other pass's queued kernels cover the host
   // time in the window Settle charges; without one, AddHostBound charges it
-  // after Settle. The backward reuses the forward's split sizes.
+  // after Settle. The backward reuses the forward's split sizes. Combined
+  // 1F1B issues the other micro-batch's expert backward between the
+  // forward's device-to-host copy and the host's wait on it (Megatron-Core
+  // model_chunk_schedule_plan.py TransformerLayerSchedulePlan.run;
+  // token_dispatcher.py _maybe_dtoh_and_synchronize).
   const bool window = c.ep_window != EpWindow::kExposed;
   const Seconds host =
       c.job->moe_host_sync && window ? Seconds(n * c.cluster->chip.moe_dispatch_host_s) : Seconds();
