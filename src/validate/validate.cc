@@ -186,8 +186,14 @@ std::string Gb(Bytes b) {
   return buf;
 }
 
-bool AnyOpen(const OpenKnobs& o) {
-  return o.tp || o.pp || o.ep || o.vpp || o.schedule || o.mbs || o.recompute || o.zero;
+// Whether the run leaves a choice among layouts: an open knob, or expert TP
+// = tp or 1 where tp may exceed 1. A closest recipe's heavier recompute
+// policies are not one: they are tried only where its own policy does not
+// fit.
+bool ChoiceLeft(const RunSetup& s) {
+  const OpenKnobs& o = s.open;
+  const bool etp = s.order.etp_over_tp.size() > 1 && (o.tp || s.plan.tp > 1);
+  return o.tp || o.pp || o.ep || o.vpp || o.schedule || o.mbs || o.recompute || o.zero || etp;
 }
 
 // The first valid candidate, in the order of preference, that fits in
@@ -230,7 +236,7 @@ Result<Choice> ChooseLayout(const StepModel& sm, const RunSetup& s, bool search)
   // run states (with its framework's defaults): it did run, so it is taken;
   // so is a closest recipe's first choice when no knob is open and none of
   // the heavier policies that follow it fits either.
-  if (search && valid > 1 && AnyOpen(s.open)) {
+  if (search && valid > 1 && ChoiceLeft(s)) {
     return Infeasible("no layout fits occam's memory model: the closest, " +
                       FormatPlan(closest->plan) + ", needs " + Gb(closest->quick.memory_total) +
                       " per chip of " + Gb(s.cluster.chip.hbm) + " (of " + std::to_string(valid) +
