@@ -22,7 +22,7 @@ namespace occam::validate {
 // each as Megatron-LM splits `layers`: evenly when pp*v divides them, else
 // the uneven ends its rules allow with the most layers, no end above a
 // middle rank, the ends as close as possible, the last the smaller on a tie.
-// nullopt when no split exists (validate.cc; doc/validation.md).
+// nullopt when no split exists (run_layout.cc; doc/validation.md).
 std::optional<std::pair<int64_t, int64_t>> MegatronEnds(int64_t layers, int64_t pp, int64_t v);
 
 // Chip family of a chip_key: a100, h100, h800, h200, or the key itself.
