@@ -87,6 +87,15 @@ struct ActivationWork {
   double op_tp = 0;
   double op_seq = 0;
   double op_copy = 0;
+  // Kept under the JAX policies (Recompute::kDots, kDotsExceptMlpWi): the
+  // outputs of the block's projections, q/k/v, attention output and MLP
+  // (dots_tp), or all but the MLP's input projections (dots_wo_tp), divided
+  // by tp; the block input (dots_seq, divided by tp with sequence
+  // parallelism). Routed copies keep nothing (the grouped GEMM is no plain
+  // projection).
+  double dots_tp = 0;
+  double dots_wo_tp = 0;
+  double dots_seq = 0;
   // What each module of Megatron-LM's --recompute-modules discards (bytes
   // per token at 16 bits, in the region named; the *_fp8 part is what FP8
   // already stores at 1 byte instead of 2 and is counted in fp8_* above):
@@ -252,6 +261,11 @@ struct LossMemory {
 // loss runs on vocabulary-sharded logits (tp > 1, PyTorch's loss_parallel).
 LossMemory LossBytes(double logit_bytes, double hidden_bytes, int64_t chunks, bool fused,
                      bool compiled, bool vocab_parallel = false);
+
+// The MLP's input projections' share of its matmul FLOPs: 2/3 under a gated
+// MLP (two input projections and one output projection of the same size),
+// 1/2 otherwise.
+double MlpWiShare(const ModelSpec& model);
 
 // Stored activations of one block for one micro-batch on one chip, bytes.
 // tokens = b*s/cp on this chip's sequence shard; `lambda` scales the routed

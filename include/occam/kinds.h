@@ -37,7 +37,15 @@ enum class BalanceMethod {
 // megatron/core/transformer/transformer_config.py): the modules named in
 // the plan's RecomputeModules mask discard their tensors after forward and
 // rebuild them in backward.
-enum class Recompute { kNone, kSelective, kFull, kSelectiveOp, kModules };
+// kDots, kDotsExceptMlpWi: JAX rematerialisation policies as MaxText names
+// them (remat_policy "minimal": jax.checkpoint_policies.
+// checkpoint_dots_with_no_batch_dims, MaxText/layers/models.py at 76bd53b0;
+// "save_dot_except_mlpwi": save_only_these_names of the q/k/v, output and
+// MLP-output projections, maxtext layers/decoders.py): the outputs of the
+// block's projections are kept (all of them, or all but the MLP's input
+// projections), with the block's input; attention, element-wise ops and the
+// dropped projections are recomputed.
+enum class Recompute { kNone, kSelective, kFull, kSelectiveOp, kModules, kDots, kDotsExceptMlpWi };
 
 // The modules of Megatron-LM's --recompute-modules, one bit each. Plan
 // strings join their names with '+': "recompute=layernorm+mla_up_proj+moe_act".

@@ -39,12 +39,14 @@ constexpr std::array<std::pair<std::string_view, BalanceMethod>, 5> kBalance = {
     {"none", BalanceMethod::kNone},
 }};
 
-constexpr std::array<std::pair<std::string_view, Recompute>, 5> kRecompute = {{
+constexpr std::array<std::pair<std::string_view, Recompute>, 7> kRecompute = {{
     {"none", Recompute::kNone},
     {"selective", Recompute::kSelective},
     {"full", Recompute::kFull},
     {"selective_op", Recompute::kSelectiveOp},
     {"modules", Recompute::kModules},
+    {"dots", Recompute::kDots},
+    {"dots_except_mlpwi", Recompute::kDotsExceptMlpWi},
 }};
 
 constexpr std::array<std::pair<std::string_view, Precision>, 2> kPrecision = {{

@@ -173,6 +173,21 @@ void OpSacKept(const ModelSpec& m, BlockWork& b) {
   b.act.op_copy = b.top_k > 0 ? 2.0 * kAct * static_cast<double>(m.hidden) : 0.0;
 }
 
+// Kept under JAX's dot-saving remat policies (MaxText remat_policy
+// "minimal": checkpoint_dots_with_no_batch_dims, MaxText/layers/models.py at
+// 76bd53b0; "save_dot_except_mlpwi": save_only_these_names of query_proj,
+// key_proj, value_proj, out_proj and mlpwo, maxtext layers/decoders.py): the
+// projections' outputs per token, the MLP's input projections (wi, two under
+// a gated MLP) excepted in the second; the block input. One MLP-output
+// projection (width h) per dense MLP or shared expert.
+void DotsKept(const ModelSpec& m, BlockWork& b, double mlps) {
+  const double h = static_cast<double>(m.hidden);
+  const double outputs = b.attn_proj.outputs + b.mlp.outputs;
+  b.act.dots_tp = kAct * outputs;
+  b.act.dots_wo_tp = kAct * (b.attn_proj.outputs + mlps * h);
+  b.act.dots_seq = kAct * h;
+}
+
 int64_t AddMoe(const ModelSpec& m, const ActivationOptions& o, BlockWork& b) {
   const MoeSpec& e = *m.moe;
   const int64_t h = m.hidden;
@@ -243,6 +258,7 @@ BlockWork BuildBlock(const ModelSpec& model, bool moe, double span,
   }
   b.params_dense = p;
   OpSacKept(model, b);
+  DotsKept(model, b, moe ? static_cast<double>(model.moe->num_shared_experts) : 1.0);
   // Outside the tp region: two norm inputs, attention and MLP inputs
   // (Korthikanti Table 1: 2sbh each), and two dropout masks (sbh each).
   b.act.seq_region += kAct * 4.0 * h + (options.dropout ? 2.0 * h : 0.0);
@@ -266,6 +282,8 @@ BlockWork BuildBlock(const ModelSpec& model, bool moe, double span,
 }  // namespace occam::cost_internal
 
 namespace occam {
+
+double MlpWiShare(const ModelSpec& model) { return model.gated_mlp ? 2.0 / 3.0 : 0.5; }
 
 void GemmWork::AddShape(double in, double out) {
   const Shape add{std::min(in, out), std::max(in, out), 2.0 * in * out};

@@ -52,6 +52,11 @@ double BlockActivationBytes(const BlockWork& block, const ModelWork& model, doub
   // Operator-level checkpointing keeps no routed copy's expert tensors
   // (blocks.cc OpSacKept; the all-to-all outputs are added with the savers).
   if (recompute == Recompute::kSelectiveOp) return tokens * (a.op_tp / t + a.op_seq / seq_div);
+  // JAX's dot-saving policies keep the projections' outputs (blocks.cc DotsKept).
+  if (recompute == Recompute::kDots) return tokens * (a.dots_tp / t + a.dots_seq / seq_div);
+  if (recompute == Recompute::kDotsExceptMlpWi) {
+    return tokens * (a.dots_wo_tp / t + a.dots_seq / seq_div);
+  }
   double bytes = tokens * (a.tp_sharded / t + a.seq_region / seq_div + a.replicated);
   // Routed copies: k per token, spread over the tp ranks (sequence shards)
   // and scaled by the imbalance of the most loaded rank.
@@ -70,7 +75,8 @@ double BlockActivationBytes(const BlockWork& block, const ModelWork& model, doub
   // operator-level checkpointing keeps matmul outputs, not the GEMM inputs
   // Transformer Engine casts.
   if (precision != Precision::kFp8 || recompute == Recompute::kFull ||
-      recompute == Recompute::kSelectiveOp) {
+      recompute == Recompute::kSelectiveOp || recompute == Recompute::kDots ||
+      recompute == Recompute::kDotsExceptMlpWi) {
     return bf16;
   }
   // Transformer Engine keeps the FP8 cast of each GEMM input for the weight
@@ -164,7 +170,10 @@ double BlockActivationBytes(const BlockWork& block, const ModelWork& model, doub
                                                                   : Recompute::kNone;
   const double bytes =
       BlockActivationBytes(block, model, tokens, seq_len, tp, sp, base, lambda, precision);
-  if (recompute == Recompute::kFull) return bytes;
+  if (recompute == Recompute::kFull || recompute == Recompute::kDots ||
+      recompute == Recompute::kDotsExceptMlpWi) {
+    return bytes;
+  }
   if (recompute == Recompute::kSelectiveOp) {
     // The saved all-to-all outputs of the routed copies (OpSacKept).
     const double t = static_cast<double>(tp > 0 ? tp : 1);

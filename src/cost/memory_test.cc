@@ -171,6 +171,33 @@ TEST(Memory, OperatorLevelSelectiveOnLlama8B) {
             BlockActivationBytes(w.dense, w, tokens, 8192, 1, false, Recompute::kSelective, 1));
 }
 
+// JAX's dot-saving remat policies on Llama 3.1 8B: "minimal" keeps every
+// projection output, q 4096, k 1024, v 1024, o 4096, gate 14336, up 14336,
+// down 4096, and the block input 4096, at 2 B per token;
+// "save_dot_except_mlpwi" drops the gate and up outputs (the MLP's input
+// projections) and keeps the down projection's 4096.
+TEST(Memory, JaxDotSavingPoliciesOnLlama8B) {
+  const ModelSpec m = testing::Llama8B();
+  const ModelWork w = BuildModelWork(m, 8192, ActivationOptions{});
+  const double tokens = 8192.0;
+  const double dots = 2.0 * (4096 + 1024 + 1024 + 4096 + 14336 + 14336 + 4096) + 2.0 * 4096;
+  const double except_wi = 2.0 * (4096 + 1024 + 1024 + 4096 + 4096) + 2.0 * 4096;
+  EXPECT_NEAR(BlockActivationBytes(w.dense, w, tokens, 8192, 1, false, Recompute::kDots, 1),
+              tokens * dots, 1e-6 * tokens * dots);
+  EXPECT_NEAR(
+      BlockActivationBytes(w.dense, w, tokens, 8192, 1, false, Recompute::kDotsExceptMlpWi, 1),
+      tokens * except_wi, 1e-6 * tokens * except_wi);
+  // Activations sharded over the tensor axis (MaxText's activation_embed
+  // rule, sequence parallelism here): every kept tensor divided by tp.
+  EXPECT_NEAR(BlockActivationBytes(w.dense, w, tokens, 8192, 8, true, Recompute::kDots, 1),
+              tokens * dots / 8, 1e-6 * tokens * dots);
+  // Between full recompute (the block input) and no recompute.
+  EXPECT_GT(BlockActivationBytes(w.dense, w, tokens, 8192, 1, false, Recompute::kDots, 1),
+            BlockActivationBytes(w.dense, w, tokens, 8192, 1, false, Recompute::kFull, 1));
+  EXPECT_LT(BlockActivationBytes(w.dense, w, tokens, 8192, 1, false, Recompute::kDots, 1),
+            BlockActivationBytes(w.dense, w, tokens, 8192, 1, false, Recompute::kNone, 1));
+}
+
 TEST(Memory, KorthikantiSelectiveAndFullRecompute) {
   Korthikanti k;
   const double s = 2048, b = 1, h = 2048, t = 8;

@@ -31,7 +31,10 @@ std::string_view Remat(Recompute r) {
     case Recompute::kSelective:
     case Recompute::kSelectiveOp:
     case Recompute::kModules:
+    case Recompute::kDots:
       return "minimal";
+    case Recompute::kDotsExceptMlpWi:
+      return "save_dot_except_mlpwi";
     case Recompute::kFull:
       return "full";
   }

@@ -154,8 +154,10 @@ void StepArgs(const Ctx& c, const PlanSpec& p, Args& a) {
   a.Add("--micro-batch-size", S(p.mbs));
   a.Add("--global-batch-size", S(c.job.global_batch_seqs));
   a.Add("--seq-length", S(c.job.seq_len));
-  // Megatron-LM has no operator-level policy: selective is the closest.
-  if (p.recompute == Recompute::kSelective || p.recompute == Recompute::kSelectiveOp) {
+  // Megatron-LM has no operator-level or dot-saving policy: selective is the
+  // closest.
+  if (p.recompute == Recompute::kSelective || p.recompute == Recompute::kSelectiveOp ||
+      p.recompute == Recompute::kDots || p.recompute == Recompute::kDotsExceptMlpWi) {
     a.Add("--recompute-granularity", "selective");
   }
   if (p.recompute == Recompute::kModules) {

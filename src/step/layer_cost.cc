@@ -535,6 +535,15 @@ Seg BlockSeg(const PlanContext& c, const BlockWork& b, bool moe) {
   if (p.recompute == Recompute::kSelectiveOp) {
     s.cb += 0.5 * (x.proj + x.dense - x.router) + x.router + x.expert + x.ew;
   }
+  // JAX's dot-saving policies re-run the attention core, the element-wise
+  // ops and the routed experts (blocks.cc DotsKept), and without the MLP's
+  // input projections those matmuls (of a dense MLP or the shared experts).
+  if (p.recompute == Recompute::kDots || p.recompute == Recompute::kDotsExceptMlpWi) {
+    s.cb += x.core + x.ew + x.expert;
+  }
+  if (p.recompute == Recompute::kDotsExceptMlpWi) {
+    s.cb += MlpWiShare(*c.model) * (moe ? x.shared : x.dense);
+  }
   s.cb += ModuleRecomputeTime(c, b, x);
   const double tp = static_cast<double>(p.tp);
   s.params_dense = static_cast<double>(b.params_dense) / tp;
@@ -556,7 +565,8 @@ Seg BlockSeg(const PlanContext& c, const BlockWork& b, bool moe) {
   }
   // Operator-level checkpointing rebuilds one block's recomputed tensors at a
   // time, beside the kept ones.
-  if (p.recompute == Recompute::kSelectiveOp) {
+  if (p.recompute == Recompute::kSelectiveOp || p.recompute == Recompute::kDots ||
+      p.recompute == Recompute::kDotsExceptMlpWi) {
     s.act_work =
         Max(Bytes(), Bytes(BlockActivationBytes(b, *c.work, c.tokens, seq, p.tp, p.sp,
                                                 Recompute::kNone, c.lambda, c.job->precision)) -

@@ -25,8 +25,9 @@ struct StepModel::Impl {
   JobSpec job;
   ModelWork work;
   double model_flops_per_token = 0;
-  double recompute_full_flops_per_token = 0;  // extra forward of every block (x1)
-  double recompute_attn_flops_per_token = 0;  // extra attention-core forward
+  double recompute_full_flops_per_token = 0;    // extra forward of every block (x1)
+  double recompute_attn_flops_per_token = 0;    // extra attention-core forward
+  double recompute_mlp_wi_flops_per_token = 0;  // extra MLP input projections (wi)
   // Default MoE rank imbalance per (ep, tokens per rank), from the balance
   // simulation (DefaultMoeImbalance); filled on first use, shared by threads.
   mutable std::mutex lambda_mu;

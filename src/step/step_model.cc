@@ -64,6 +64,9 @@ Result<StepModel> StepModel::Create(const ModelSpec& model, const ClusterSpec& c
   impl->recompute_attn_flops_per_token = n_dense * w.dense.attn_core.flops +
                                          n_moe * w.moe.attn_core.flops +
                                          mtp * mtp_block.attn_core.flops;
+  impl->recompute_mlp_wi_flops_per_token =
+      MlpWiShare(model) *
+      (n_dense * w.dense.mlp.flops + n_moe * w.moe.mlp.flops + mtp * mtp_block.mlp.flops);
   return StepModel(std::move(impl));
 }
 

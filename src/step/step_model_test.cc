@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 #include <utility>
 
 #include "cost/test_models.h"
@@ -363,6 +364,24 @@ TEST(LowerBoundsFor, NeverExceedsTheStepAndIgnoresShardingAndOrder) {
   const double bound = sm.LowerBoundsFor(flat).memory_by_zero[1].value();
   EXPECT_GT(bound, held * (1 + 1e-9));  // tp = 4 and ep = 4 hold buffers
   EXPECT_LE(bound, (held + mb.other.value()) * (1 + 1e-9));
+}
+
+// JAX's dot-saving remat policies sit between Korthikanti's selective
+// recompute and full recompute: each re-runs more of the forward (the
+// element-wise ops; then the MLP's input projections) and keeps less.
+TEST(StepModel, DotSavingPoliciesLieBetweenSelectiveAndFull) {
+  const StepModel sm =
+      std::move(StepModel::Create(testing::Llama8B(), H100Cluster(64), Job(8192, 512))).value();
+  double last_time = 0, last_memory = 1e300;
+  for (const char* r : {"selective", "dots", "dots_except_mlpwi", "full"}) {
+    const std::string text = std::string("tp=8,dp=8,zero=1,mbs=1,recompute=") + r;
+    const Estimate e = sm.Evaluate(*ParsePlan(text)).value();
+    EXPECT_GT(e.step_time.value(), last_time) << r;
+    if (std::string(r) != "selective") EXPECT_LT(e.memory.activations.value(), last_memory) << r;
+    last_time = e.step_time.value();
+    last_memory = e.memory.activations.value();
+    EXPECT_GT(e.hfu, e.mfu) << r;
+  }
 }
 
 }  // namespace

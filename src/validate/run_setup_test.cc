@@ -24,7 +24,11 @@ TEST(RunSetup, RecomputeKeywords) {
   EXPECT_EQ(InterpretRecompute(std::string("none (activations_checkpoint_granularity: null)")),
             Recompute::kNone);
   EXPECT_EQ(InterpretRecompute(std::string("selective AC")), Recompute::kSelective);
-  EXPECT_EQ(InterpretRecompute(std::string("remat_policy=minimal")), Recompute::kSelective);
+  // MaxText's JAX policies by name (kinds.h): every projection output kept,
+  // or all but the MLP's input projections.
+  EXPECT_EQ(InterpretRecompute(std::string("remat_policy=minimal")), Recompute::kDots);
+  EXPECT_EQ(InterpretRecompute(std::string("remat_policy=save_dot_except_mlpwi")),
+            Recompute::kDotsExceptMlpWi);
   EXPECT_EQ(InterpretRecompute(std::string("full (remat_policy=full)")), Recompute::kFull);
   EXPECT_EQ(InterpretRecompute(std::string("full AC")), Recompute::kFull);
   EXPECT_FALSE(InterpretRecompute(std::nullopt).has_value());

@@ -19,13 +19,16 @@ std::optional<Recompute> InterpretRecompute(const std::optional<std::string>& te
   if (!text) return std::nullopt;
   const std::string t = Lower(*text);
   if (t.rfind("none", 0) == 0 || Has(t, "no recompute")) return Recompute::kNone;
-  // MaxText remat policies: "minimal" and "save_dot_except_mlpwi" keep the
-  // matmul outputs and recompute the cheap element-wise parts -> selective.
   // torchtitan's operator-level SAC (selective_ac_option = 'op', "per-op SAC").
   if (Has(t, "op-level sac") || Has(t, "per-op sac") || Has(t, "op sac") ||
       Has(t, "selective_ac_option = 'op'")) {
     return Recompute::kSelectiveOp;
   }
+  // MaxText remat policies by name: "minimal" keeps every projection's output
+  // (JAX checkpoint_dots_with_no_batch_dims), "save_dot_except_mlpwi" all but
+  // the MLP's input projections (kinds.h).
+  if (Has(t, "remat_policy=minimal")) return Recompute::kDots;
+  if (Has(t, "remat_policy=save_dot_except_mlpwi")) return Recompute::kDotsExceptMlpWi;
   if (Has(t, "selective") || Has(t, "minimal") || Has(t, "save_dot")) return Recompute::kSelective;
   if (Has(t, "full") || Has(t, "rematerializ")) return Recompute::kFull;
   return std::nullopt;

@@ -132,7 +132,8 @@ TEST(CrossValidation, HeldOutMeasurementsDoNotReachTheirOwnPredictions) {
 // row whose layout does not fit with it takes the lightest that does
 // (gpt-oss-120b 25.11: H100 +49.6% -> +18.3%, B200 +125.9% -> +81.7%):
 // 7.87% / 29.08%.
-constexpr double kMaxOosMedian = 0.079;
+// MaxText's remat policies read as JAX's dot-saving policies: 7.54% / 29.08%.
+constexpr double kMaxOosMedian = 0.076;
 constexpr double kMaxOosP90 = 0.291;
 
 TEST(CrossValidation, OutOfSampleGateAndTheVerdictsErrorBand) {
