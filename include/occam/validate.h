@@ -164,7 +164,7 @@ struct RunValidation {
   // stated layout to fit it (predicted in-use bytes <= HBM).
   std::vector<std::pair<std::string, double>> memory_terms;
   double memory_capacity_bytes = 0;
-  bool memory_fits = true;
+  bool memory_fits = true;        // throughput runs too: their chosen layout fits
   std::string memory_definition;  // "max reserved", "max allocated"
   std::string source_document;    // the run's url (the memory folds' key)
 };
@@ -196,6 +196,11 @@ struct ValidationReport {
   // memory runs occam judges not to fit though their source ran them.
   std::vector<ErrorStats> memory;
   std::vector<std::string> memory_not_fit;
+  // Throughput runs whose layout (stated, or filled where nothing fits)
+  // occam's memory model judges not to fit though their source ran them:
+  // each is an error of that model, reported (doc/validation.md, "Memory per
+  // chip").
+  std::vector<std::string> layout_not_fit;
 };
 
 // One calibration value tried instead of the catalog's, for calibration

@@ -60,6 +60,12 @@ std::string ValidateCvText(const CrossValidationReport& cv, const ValidationRepo
                      "p90", "in-sample", "p90");
   Row(out, r.all, &in.all);
   for (const ErrorStats& f : r.families) Row(out, f, Find(in, f.group));
+  if (!r.layout_not_fit.empty()) {
+    out += fmt::format(
+        "layouts occam's memory model judges not to fit though their source ran them: {} "
+        "(`occam validate` lists them)\n",
+        r.layout_not_fit.size());
+  }
   out +=
       "\nfold refits (families whose runs the fold holds out; prior = fewer than 3 "
       "training runs):\n";
@@ -122,6 +128,7 @@ std::string ValidateCvJson(const CrossValidationReport& cv, const ValidationRepo
   }
   nlohmann::json summary = {{"predicted", r.all.runs},
                             {"skipped", r.skipped},
+                            {"layout_not_fit", r.layout_not_fit},
                             {"out_of_sample", oos},
                             {"in_sample", ins},
                             {"memory_out_of_sample", MemorySummaryJson(r)},

@@ -56,6 +56,15 @@ std::string ValidateText(const ValidationReport& r, bool verbose) {
       if (!v.predicted) out += fmt::format("  {:<46} {}\n", v.id, v.skipped_reason);
     }
   }
+  if (!r.layout_not_fit.empty()) {
+    out += fmt::format(
+        "\nlayouts occam's memory model judges not to fit though their source ran them ({}):\n",
+        r.layout_not_fit.size());
+    for (const RunValidation& v : r.runs) {
+      if (!v.predicted || v.memory_fits || v.kind == MetricKind::kMemoryPerChipBytes) continue;
+      out += fmt::format("  {:<46} {}\n", v.id, v.bottleneck.substr(0, v.bottleneck.find(';')));
+    }
+  }
   out += fmt::format("\nabsolute relative error ({} runs predicted, {} skipped)\n", r.all.runs,
                      r.skipped);
   out += fmt::format("  {:<28} {:>5}  {:>7}  {:>7}  {:>7}  {}\n", "group", "runs", "median", "p90",
@@ -105,10 +114,15 @@ std::string ValidateJson(const ValidationReport& r) {
   }
   nlohmann::json families = nlohmann::json::array();
   for (const ErrorStats& f : r.families) families.push_back(StatsJson(f));
-  nlohmann::json summary = {{"runs", r.runs.size()},         {"predicted", r.all.runs},
-                            {"skipped", r.skipped},          {"all", StatsJson(r.all)},
-                            {"fitted", StatsJson(r.fitted)}, {"held_out", StatsJson(r.held_out)},
-                            {"families", families},          {"korthikanti", nullptr}};
+  nlohmann::json summary = {{"runs", r.runs.size()},
+                            {"predicted", r.all.runs},
+                            {"skipped", r.skipped},
+                            {"all", StatsJson(r.all)},
+                            {"layout_not_fit", r.layout_not_fit},
+                            {"fitted", StatsJson(r.fitted)},
+                            {"held_out", StatsJson(r.held_out)},
+                            {"families", families},
+                            {"korthikanti", nullptr}};
   if (r.korthikanti) summary["korthikanti"] = StatsJson(*r.korthikanti);
   summary["memory"] = MemorySummaryJson(r);
   return nlohmann::json{{"runs", runs}, {"summary", summary}}.dump(2) + "\n";

@@ -315,6 +315,7 @@ void NoteFilled(const RunSetup& s, const Choice& c, RunValidation* out) {
   }
   if (o.zero) out->filled.emplace_back("parallel.zero", std::to_string(p.zero) + how);
   if (!c.quick.fits && c.evaluated > 0) {
+    out->memory_fits = false;
     out->filled.emplace_back("memory", "the stated layout does not fit occam's memory model (" +
                                            Gb(c.quick.memory_total) + " per chip of " +
                                            Gb(s.cluster.chip.hbm) + ")");

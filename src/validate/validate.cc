@@ -286,6 +286,7 @@ ValidationReport SummarizeRuns(std::vector<RunValidation> done,
     }
     if (r.kind == MetricKind::kMemoryPerChipBytes) continue;  // SummarizeMemory
     all.push_back(&r);
+    if (!r.memory_fits) rep.layout_not_fit.push_back(r.id);
     (r.held_out ? held : fitted).push_back(&r);
     if (runs[i].source.rfind("Korthikanti et al. 2022", 0) == 0) korth.push_back(&r);
     if (std::find(families.begin(), families.end(), r.family) == families.end()) {
