@@ -46,6 +46,10 @@ enum class BalanceMethod {
 // projections), with the block's input; attention, element-wise ops and the
 // dropped projections are recomputed.
 enum class Recompute { kNone, kSelective, kFull, kSelectiveOp, kModules, kDots, kDotsExceptMlpWi };
+// One of JAX's dot-saving policies (kDots or kDotsExceptMlpWi).
+inline bool SavesDots(Recompute r) {
+  return r == Recompute::kDots || r == Recompute::kDotsExceptMlpWi;
+}
 
 // The modules of Megatron-LM's --recompute-modules, one bit each. Plan
 // strings join their names with '+': "recompute=layernorm+mla_up_proj+moe_act".

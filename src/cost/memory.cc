@@ -75,8 +75,7 @@ double BlockActivationBytes(const BlockWork& block, const ModelWork& model, doub
   // operator-level checkpointing keeps matmul outputs, not the GEMM inputs
   // Transformer Engine casts.
   if (precision != Precision::kFp8 || recompute == Recompute::kFull ||
-      recompute == Recompute::kSelectiveOp || recompute == Recompute::kDots ||
-      recompute == Recompute::kDotsExceptMlpWi) {
+      recompute == Recompute::kSelectiveOp || SavesDots(recompute)) {
     return bf16;
   }
   // Transformer Engine keeps the FP8 cast of each GEMM input for the weight
@@ -170,10 +169,7 @@ double BlockActivationBytes(const BlockWork& block, const ModelWork& model, doub
                                                                   : Recompute::kNone;
   const double bytes =
       BlockActivationBytes(block, model, tokens, seq_len, tp, sp, base, lambda, precision);
-  if (recompute == Recompute::kFull || recompute == Recompute::kDots ||
-      recompute == Recompute::kDotsExceptMlpWi) {
-    return bytes;
-  }
+  if (recompute == Recompute::kFull || SavesDots(recompute)) return bytes;
   if (recompute == Recompute::kSelectiveOp) {
     // The saved all-to-all outputs of the routed copies (OpSacKept).
     const double t = static_cast<double>(tp > 0 ? tp : 1);

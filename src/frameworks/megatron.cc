@@ -157,7 +157,7 @@ void StepArgs(const Ctx& c, const PlanSpec& p, Args& a) {
   // Megatron-LM has no operator-level or dot-saving policy: selective is the
   // closest.
   if (p.recompute == Recompute::kSelective || p.recompute == Recompute::kSelectiveOp ||
-      p.recompute == Recompute::kDots || p.recompute == Recompute::kDotsExceptMlpWi) {
+      SavesDots(p.recompute)) {
     a.Add("--recompute-granularity", "selective");
   }
   if (p.recompute == Recompute::kModules) {

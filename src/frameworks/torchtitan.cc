@@ -104,9 +104,8 @@ std::vector<Section> Sections(const Ctx& c, const PlanSpec& p) {
   out.push_back(par);
   Section ac{"activation_checkpoint", {}};
   // The operator-level policy is torchtitan's closest to the dot-saving ones.
-  const bool selective =
-      p.recompute == Recompute::kSelective || p.recompute == Recompute::kSelectiveOp ||
-      p.recompute == Recompute::kDots || p.recompute == Recompute::kDotsExceptMlpWi;
+  const bool selective = p.recompute == Recompute::kSelective ||
+                         p.recompute == Recompute::kSelectiveOp || SavesDots(p.recompute);
   const char* mode = p.recompute == Recompute::kFull ? "full" : selective ? "selective" : "none";
   ac.keys.push_back({"mode", Q(mode)});
   if (selective) ac.keys.push_back({"selective_ac_option", Q("op")});

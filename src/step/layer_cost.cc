@@ -538,7 +538,7 @@ Seg BlockSeg(const PlanContext& c, const BlockWork& b, bool moe) {
   // JAX's dot-saving policies re-run the attention core, the element-wise
   // ops and the routed experts (blocks.cc DotsKept), and without the MLP's
   // input projections those matmuls (of a dense MLP or the shared experts).
-  if (p.recompute == Recompute::kDots || p.recompute == Recompute::kDotsExceptMlpWi) {
+  if (SavesDots(p.recompute)) {
     s.cb += x.core + x.ew + x.expert;
   }
   if (p.recompute == Recompute::kDotsExceptMlpWi) {
@@ -565,8 +565,7 @@ Seg BlockSeg(const PlanContext& c, const BlockWork& b, bool moe) {
   }
   // Operator-level checkpointing rebuilds one block's recomputed tensors at a
   // time, beside the kept ones.
-  if (p.recompute == Recompute::kSelectiveOp || p.recompute == Recompute::kDots ||
-      p.recompute == Recompute::kDotsExceptMlpWi) {
+  if (p.recompute == Recompute::kSelectiveOp || SavesDots(p.recompute)) {
     s.act_work =
         Max(Bytes(), Bytes(BlockActivationBytes(b, *c.work, c.tokens, seq, p.tp, p.sp,
                                                 Recompute::kNone, c.lambda, c.job->precision)) -

@@ -672,10 +672,8 @@ CoreResult RunCore(const StepModel::Impl& impl, const PlanSpec& plan, PipelineTi
   double hw = impl.model_flops_per_token;
   if (plan.recompute == Recompute::kFull) hw += impl.recompute_full_flops_per_token;
   if (plan.recompute == Recompute::kSelective) hw += impl.recompute_attn_flops_per_token;
-  if (plan.recompute == Recompute::kDots) hw += impl.recompute_attn_flops_per_token;
-  if (plan.recompute == Recompute::kDotsExceptMlpWi) {
-    hw += impl.recompute_attn_flops_per_token + impl.recompute_mlp_wi_flops_per_token;
-  }
+  if (SavesDots(plan.recompute)) hw += impl.recompute_attn_flops_per_token;
+  if (plan.recompute == Recompute::kDotsExceptMlpWi) hw += impl.recompute_mlp_wi_flops_per_token;
   if (plan.recompute == Recompute::kSelectiveOp) {
     hw += 0.5 * (impl.recompute_full_flops_per_token - impl.recompute_attn_flops_per_token);
   }

@@ -43,15 +43,6 @@ Result<RecipeRow> ParseRow(const spec::Node& row) {
   return r;
 }
 
-// The policies that keep fewer activations than `r`, lightest first:
-// selective (core attention) after none, and full recomputation after any
-// partial one.
-std::vector<Recompute> HeavierRecompute(Recompute r) {
-  if (r == Recompute::kNone) return {Recompute::kSelective, Recompute::kFull};
-  if (r == Recompute::kFull) return {};
-  return {Recompute::kFull};
-}
-
 std::string Citation(const RecipeRow& row) {
   return (row.pinned ? "the framework's recipe, " : "the framework's closest documented recipe, ") +
          row.recipe + "; " + row.note;

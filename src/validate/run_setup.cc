@@ -17,6 +17,12 @@ void Fill(std::vector<std::pair<std::string, std::string>>* filled, std::string 
   if (filled != nullptr) filled->emplace_back(std::move(field), std::move(how));
 }
 
+std::vector<Recompute> HeavierRecompute(Recompute r) {
+  if (r == Recompute::kNone) return {Recompute::kSelective, Recompute::kFull};
+  if (r == Recompute::kFull) return {};
+  return {Recompute::kFull};
+}
+
 namespace {
 
 // Catalog cluster template and chip for a run's chip_key (see doc/validation.md).
@@ -260,9 +266,8 @@ void SetRecompute(const PublishedRun& run, const FrameworkDefaults& d, RunSetup*
   }
   s->open.recompute = true;
   const Recompute first = d.recompute.value_or(Recompute::kNone);
-  for (Recompute r : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
-    if (static_cast<int>(r) >= static_cast<int>(first)) s->order.recompute.push_back(r);
-  }
+  s->order.recompute = {first};
+  for (Recompute r : HeavierRecompute(first)) s->order.recompute.push_back(r);
 }
 
 // Schedule and interleaving.

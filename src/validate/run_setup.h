@@ -114,6 +114,12 @@ Result<ModelSpec> BuildModel(const PublishedRun& run,
 Result<ClusterSpec> BuildCluster(const PublishedRun& run,
                                  std::vector<std::pair<std::string, std::string>>* filled);
 
+// The policies that keep fewer activations than `r`, lightest first:
+// selective (core attention) after none, full recomputation after any
+// partial one. The order an unstated recompute is tried in after the
+// framework's default, and after a closest recipe's policy (run_recipe.cc).
+std::vector<Recompute> HeavierRecompute(Recompute r);
+
 // Records a value chosen by interpretation or convention (null: ignored).
 void Fill(std::vector<std::pair<std::string, std::string>>* filled, std::string field,
           std::string how);
