@@ -77,13 +77,12 @@ struct ActivationWork {
   double fp8_seq_region = 0;
   double fp8_per_expert_copy = 0;
   // Kept under operator-level selective checkpointing (Recompute::
-  // kSelectiveOp, torchtitan's "op" policy): every second matmul output,
-  // taken as half of the block's matmul outputs (the router's excluded),
-  // the attention output and fp32 log-sum-exp (op_tp, divided by tp), the
-  // block input and the router's top-k outputs (op_seq, divided by tp with
-  // sequence parallelism). Routed copies keep no grouped-GEMM output; when
-  // they cross ranks (ep > 1) each keeps the outputs of the dispatch and
-  // combine all-to-alls (op_copy).
+  // kSelectiveOp, torchtitan's "op" policy): the outputs of the first,
+  // third, ... unbiased projection in forward order (the router's
+  // excluded; compiled, only those the backward reads), the attention output and fp32 log-sum-exp
+  // (op_tp, divided by tp), the block input and the router's top-k outputs (op_seq, divided by tp
+  // with sequence parallelism). Routed copies keep no grouped-GEMM output; when they cross ranks
+  // (ep > 1) each keeps the outputs of the dispatch and combine all-to-alls (op_copy).
   double op_tp = 0;
   double op_seq = 0;
   double op_copy = 0;
@@ -140,6 +139,10 @@ struct BlockWork {
   // copy of the experts' activation: what layernorm and moe_act re-run.
   double norm_ew_bytes = 0;
   double act_ew_copy_bytes = 0;
+  // The share of the attention projections' and dense MLP's (or shared
+  // experts') FLOPs that operator-level checkpointing re-runs in backward:
+  // the projections it does not keep (op_sac.cc).
+  double op_rerun_share = 0;
   int64_t params_dense = 0;   // parameters of the block outside routed experts
   int64_t params_expert = 0;  // routed experts of the block (all of them)
   // Forward FLOPs per token of the whole block, all experts' share included.

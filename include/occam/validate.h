@@ -223,7 +223,7 @@ Result<CalibrationOverride> ParseCalibrationOverride(std::string_view text);
 // FitReservedOverhead on the bundled measured-memory runs (data/runs/
 // memory.json; src/validate/memory_score_test.cc checks the two agree).
 // doc/validation.md, "Memory per chip".
-inline constexpr double kMemoryReservedOverhead = 0.12;
+inline constexpr double kMemoryReservedOverhead = 0.125;
 
 struct ValidateOptions {
   // Choose unstated knobs (micro-batch, recompute, vpp, ...) by memory. Off:

@@ -147,32 +147,6 @@ double EagerGateBytes(const ModelSpec& m, const ActivationOptions& o) {
   return kAct * (m.clamped_swiglu ? 4.0 : 1.0);
 }
 
-// Operator-level selective checkpointing (torchtitan's "op" policy:
-// SelectiveAC in torchtitan/distributed/activation_checkpoint.py,
-// LambdaLabsML/torchtitan at 0f3ad91c; _save_list in
-// torchtitan/parallelisms/parallelize_llama.py at 9dec370 before it). Saved:
-// the outputs of aten.mm / linear except every second one, of the SDPA
-// kernels, of topk, of reduce-scatter and all-to-all; every other op is
-// recomputed in backward. The MoE router's matmul is force-recomputed
-// (force_recompute_mm_shapes_by_fqns default ["moe.router.gate"]) and the
-// routed experts' aten._grouped_mm is in no save list, so a routed copy
-// keeps nothing of its expert MLP. Kept per token: half of the outputs of
-// the block's other matmuls (the alternation's mean), the attention output
-// (a*d_v) and its fp32 log-sum-exp, the block's input, the router's top-k
-// scores (fp32) and indices (int64); per routed copy, with ep > 1, the
-// dispatch and combine all-to-all outputs (h each).
-void OpSacKept(const ModelSpec& m, BlockWork& b) {
-  const AttentionSpec& at = m.attention;
-  const double a = static_cast<double>(at.num_heads);
-  const double dv =
-      static_cast<double>(at.kind == AttentionKind::kMla ? at.mla.v_head_dim : at.head_dim);
-  const double outputs = b.attn_proj.outputs + b.mlp.outputs;
-  b.act.op_tp = kAct * (0.5 * outputs + a * dv) + kFp32Bytes * a;
-  constexpr double kIndexBytes = 8.0;  // int64 expert indices
-  b.act.op_seq = kAct * static_cast<double>(m.hidden) + b.top_k * (kFp32Bytes + kIndexBytes);
-  b.act.op_copy = b.top_k > 0 ? 2.0 * kAct * static_cast<double>(m.hidden) : 0.0;
-}
-
 // Kept under JAX's dot-saving remat policies (MaxText remat_policy
 // "minimal": checkpoint_dots_with_no_batch_dims, MaxText/layers/models.py at
 // 76bd53b0; "save_dot_except_mlpwi": save_only_these_names of query_proj,
@@ -257,7 +231,7 @@ BlockWork BuildBlock(const ModelSpec& model, bool moe, double span,
     b.act.fp8_tp_sharded += b.act.mlp_tp_fp8;
   }
   b.params_dense = p;
-  OpSacKept(model, b);
+  OpSacKept(model, moe, options, b);
   DotsKept(model, b, moe ? static_cast<double>(model.moe->num_shared_experts) : 1.0);
   // Outside the tp region: two norm inputs, attention and MLP inputs
   // (Korthikanti Table 1: 2sbh each), and two dropout masks (sbh each).

@@ -17,6 +17,11 @@ namespace occam::cost_internal {
 BlockWork BuildBlock(const ModelSpec& model, bool moe, double span,
                      const ActivationOptions& options);
 
+// What operator-level selective checkpointing (Recompute::kSelectiveOp,
+// torchtitan's "op" policy) keeps of the block: sets b.act.op_tp, op_seq
+// and op_copy (op_sac.cc). Needs b.top_k.
+void OpSacKept(const ModelSpec& model, bool moe, const ActivationOptions& options, BlockWork& b);
+
 // Parameters of one norm layer (RMSNorm: h; LayerNorm: weight + bias 2h).
 int64_t NormParams(const ModelSpec& model, int64_t width);
 

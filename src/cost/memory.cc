@@ -50,7 +50,7 @@ double BlockActivationBytes(const BlockWork& block, const ModelWork& model, doub
   }
   const ActivationWork& a = block.act;
   // Operator-level checkpointing keeps no routed copy's expert tensors
-  // (blocks.cc OpSacKept; the all-to-all outputs are added with the savers).
+  // (op_sac.cc OpSacKept; the all-to-all outputs are added with the savers).
   if (recompute == Recompute::kSelectiveOp) return tokens * (a.op_tp / t + a.op_seq / seq_div);
   // JAX's dot-saving policies keep the projections' outputs (blocks.cc DotsKept).
   if (recompute == Recompute::kDots) return tokens * (a.dots_tp / t + a.dots_seq / seq_div);

@@ -151,24 +151,65 @@ TEST(Memory, OperatorLevelSelectiveKeepsNoExpertTensors) {
 }
 
 // Operator-level selective checkpointing on Llama 3.1 8B (h 4096, 32 heads
-// of 128, 8 KV heads, SwiGLU 14336): half of the matmul outputs q 4096,
-// k 1024, v 1024, o 4096, gate 14336, up 14336, down 4096 at 2 B, the
-// attention output 4096 at 2 B and its fp32 log-sum-exp (32 x 4 B), and the
-// block input 4096 at 2 B, per token.
+// of 128, 8 KV heads, SwiGLU 14336). The policy keeps the first, third,
+// fifth and seventh matmul outputs in forward order, q 4096, v 1024, gate
+// 14336 and down 4096; compiled, not the down projection's, which only the
+// residual add reads. Beside them the attention output 4096 at 2 B and its
+// fp32 log-sum-exp (32 x 4 B), and the block input 4096 at 2 B, per token.
 TEST(Memory, OperatorLevelSelectiveOnLlama8B) {
   const ModelSpec m = testing::Llama8B();
-  const ModelWork w = BuildModelWork(m, 8192, ActivationOptions{});
-  const double outputs = 4096 + 1024 + 1024 + 4096 + 14336 + 14336 + 4096;
-  const double per_token = 2.0 * (outputs / 2 + 4096) + 4.0 * 32 + 2.0 * 4096;
+  ActivationOptions eager;
+  eager.eager_autograd = true;
+  const ModelWork compiled_w = BuildModelWork(m, 8192, ActivationOptions{});
+  const ModelWork eager_w = BuildModelWork(m, 8192, eager);
+  const double rest = 2.0 * 4096 + 4.0 * 32 + 2.0 * 4096;
+  const double compiled = 2.0 * (4096 + 1024 + 14336) + rest;
+  const double eager_kept = 2.0 * (4096 + 1024 + 14336 + 4096) + rest;
   const double tokens = 2.0 * 8192;
-  EXPECT_NEAR(BlockActivationBytes(w.dense, w, tokens, 8192, 1, false, Recompute::kSelectiveOp, 1),
-              tokens * per_token, 1e-6 * tokens * per_token);
+  EXPECT_NEAR(BlockActivationBytes(compiled_w.dense, compiled_w, tokens, 8192, 1, false,
+                                   Recompute::kSelectiveOp, 1),
+              tokens * compiled, 1e-6 * tokens * compiled);
+  EXPECT_NEAR(BlockActivationBytes(eager_w.dense, eager_w, tokens, 8192, 1, false,
+                                   Recompute::kSelectiveOp, 1),
+              tokens * eager_kept, 1e-6 * tokens * eager_kept);
   // With tp = 4 and sequence parallelism every kept tensor is divided by 4.
-  EXPECT_NEAR(BlockActivationBytes(w.dense, w, tokens, 8192, 4, true, Recompute::kSelectiveOp, 1),
-              tokens * per_token / 4, 1e-6 * tokens * per_token);
+  EXPECT_NEAR(BlockActivationBytes(compiled_w.dense, compiled_w, tokens, 8192, 4, true,
+                                   Recompute::kSelectiveOp, 1),
+              tokens * compiled / 4, 1e-6 * tokens * compiled);
   // Less than Korthikanti's selective recompute keeps.
-  EXPECT_LT(BlockActivationBytes(w.dense, w, tokens, 8192, 1, false, Recompute::kSelectiveOp, 1),
-            BlockActivationBytes(w.dense, w, tokens, 8192, 1, false, Recompute::kSelective, 1));
+  EXPECT_LT(BlockActivationBytes(eager_w.dense, eager_w, tokens, 8192, 1, false,
+                                 Recompute::kSelectiveOp, 1),
+            BlockActivationBytes(eager_w.dense, eager_w, tokens, 8192, 1, false,
+                                 Recompute::kSelective, 1));
+}
+
+// Under MLA with a fused shared-expert MLP (torchtitan's DeepSeek-V3 16B:
+// h 2048, 16 heads, no q latent, kv latent 512 + rope 64, nope 128, v 128,
+// two shared experts of 1408 run as one SwiGLU of 2816), the matmuls in
+// forward order are q 16 x 192, kv_a 576, kv_b 16 x 256, out 2048, then
+// (the router force-recomputed, the experts' grouped GEMMs uncounted) gate
+// 2816, up 2816, down 2048: the first, third, fifth and seventh are kept,
+// q, kv_b, gate and, eager only, down.
+TEST(Memory, OperatorLevelSelectiveCountsMlaAndTheFusedSharedExperts) {
+  ModelSpec m = testing::Mixtral8x7B();
+  m.hidden = 2048;
+  m.attention.kind = AttentionKind::kMla;
+  m.attention.num_heads = 16;
+  m.attention.mla = MlaDims{};
+  m.attention.mla.kv_lora_rank = 512;
+  m.attention.mla.qk_rope_head_dim = 64;
+  m.attention.mla.qk_nope_head_dim = 128;
+  m.attention.mla.v_head_dim = 128;
+  m.moe->num_shared_experts = 2;
+  m.moe->shared_expert_ffn = 1408;
+  ActivationOptions eager;
+  eager.eager_autograd = true;
+  const double kept = 16.0 * 192 + 16.0 * 256 + 2816;
+  const BlockWork c = BuildModelWork(m, 4096, ActivationOptions{}).moe;
+  const BlockWork e = BuildModelWork(m, 4096, eager).moe;
+  const double rest = 2.0 * 16 * 128 + 4.0 * 16;
+  EXPECT_DOUBLE_EQ(c.act.op_tp, 2.0 * kept + rest);
+  EXPECT_DOUBLE_EQ(e.act.op_tp, 2.0 * (kept + 2048) + rest);
 }
 
 // JAX's dot-saving remat policies on Llama 3.1 8B: "minimal" keeps every

@@ -529,11 +529,11 @@ Seg BlockSeg(const PlanContext& c, const BlockWork& b, bool moe) {
   s.cw = matmul;
   if (p.recompute == Recompute::kFull) s.cb += s.cf;
   if (p.recompute == Recompute::kSelective) s.cb += x.core;
-  // Operator-level checkpointing re-runs every second matmul, the router's,
-  // the routed experts' grouped GEMMs and the element-wise ops (blocks.cc
-  // OpSacKept).
+  // Operator-level checkpointing re-runs the projections it does not keep,
+  // the router's matmul, the routed experts' grouped GEMMs and the
+  // element-wise ops (op_sac.cc OpSacKept).
   if (p.recompute == Recompute::kSelectiveOp) {
-    s.cb += 0.5 * (x.proj + x.dense - x.router) + x.router + x.expert + x.ew;
+    s.cb += b.op_rerun_share * (x.proj + x.dense - x.router) + x.router + x.expert + x.ew;
   }
   // JAX's dot-saving policies re-run the attention core, the element-wise
   // ops and the routed experts (blocks.cc DotsKept), and without the MLP's

@@ -28,6 +28,7 @@ struct StepModel::Impl {
   double recompute_full_flops_per_token = 0;    // extra forward of every block (x1)
   double recompute_attn_flops_per_token = 0;    // extra attention-core forward
   double recompute_mlp_wi_flops_per_token = 0;  // extra MLP input projections (wi)
+  double recompute_op_flops_per_token = 0;      // what operator-level checkpointing re-runs
   // Default MoE rank imbalance per (ep, tokens per rank), from the balance
   // simulation (DefaultMoeImbalance); filled on first use, shared by threads.
   mutable std::mutex lambda_mu;

@@ -67,6 +67,14 @@ Result<StepModel> StepModel::Create(const ModelSpec& model, const ClusterSpec& c
   impl->recompute_mlp_wi_flops_per_token =
       MlpWiShare(model) *
       (n_dense * w.dense.mlp.flops + n_moe * w.moe.mlp.flops + mtp * mtp_block.mlp.flops);
+  // Operator-level checkpointing: the projections it does not keep, the
+  // router and the routed experts (op_sac.cc, layer_cost.cc BlockSeg).
+  auto op = [](const BlockWork& b) {
+    return b.op_rerun_share * (b.attn_proj.flops + b.mlp.flops) + b.router.flops +
+           b.top_k * b.expert.flops;
+  };
+  impl->recompute_op_flops_per_token =
+      n_dense * op(w.dense) + n_moe * op(w.moe) + mtp * op(mtp_block);
   return StepModel(std::move(impl));
 }
 

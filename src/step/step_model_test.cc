@@ -384,5 +384,19 @@ TEST(StepModel, DotSavingPoliciesLieBetweenSelectiveAndFull) {
   }
 }
 
+// HFU under operator-level checkpointing counts what it re-runs: on Llama
+// 3.1 8B (32 layers, h 4096, k and v 1024, SwiGLU 14336) the k, out and up
+// projections of each layer, 2 x 4096 x (1024 + 4096 + 14336) FLOPs per
+// token, on top of the model FLOPs MFU counts.
+TEST(StepModel, OperatorLevelHfuCountsTheRerunProjections) {
+  const ModelSpec m = testing::Llama8B();
+  const StepModel sm = std::move(StepModel::Create(m, H100Cluster(64), Job(8192, 512))).value();
+  const Estimate e =
+      sm.Evaluate(*ParsePlan("tp=1,dp=64,zero=3,mbs=1,recompute=selective_op")).value();
+  const double model = ModelFlopsPerToken(m, 8192).value();
+  const double rerun = 32.0 * 2.0 * 4096 * (1024 + 4096 + 14336);
+  EXPECT_NEAR(e.hfu / e.mfu, (model + rerun) / model, 1e-9);
+}
+
 }  // namespace
 }  // namespace occam

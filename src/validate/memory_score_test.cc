@@ -135,12 +135,11 @@ TEST(MemoryValidation, ReservedOverheadIsTheFitOnTheBundledRuns) {
 }
 
 // The gate on the bundled measured-memory runs, in sample (the out-of-sample
-// gate, leave one document out, is in validate_cv_test.cc): 3.6% / 24.9%
-// with the fitted allocator overhead, 11.1% / 19.2% without it (37 of the 42
-// runs were predicted below their max reserved; the four TorchAO B200 runs,
-// over-predicted before, set the p90 now).
-constexpr double kMaxMemoryMedian = 0.037;
-constexpr double kMaxMemoryP90 = 0.25;
+// gate, leave one document out, is in validate_cv_test.cc): 3.2% / 16.8%
+// with the fitted allocator overhead. The largest errors: issue 1789's
+// DeepSeek-V3 16B (-22%) and the four TorchAO B200 runs (+16% to +19%).
+constexpr double kMaxMemoryMedian = 0.033;
+constexpr double kMaxMemoryP90 = 0.17;
 // Runs judged not to fit though their source ran them (each listed in
 // doc/validation.md): may only go down. None since the B200's capacity is
 // what PyTorch reports (178.35 GiB).
