@@ -155,7 +155,8 @@ struct ActivationOptions {
   bool flash_attention = true;  // scores are recomputed in backward, not stored (Dao et al. 2022)
   // JobSpec::moe_probs_in_activation: the routed copy keeps no expert output.
   bool moe_probs_in_activation = false;
-  // JobSpec::eager_autograd: the gated activation's intermediates are saved.
+  // JobSpec::eager_autograd: the gated activation's intermediates are saved,
+  // and the element-wise ops run as separate kernels.
   bool eager_autograd = false;
 };
 

@@ -250,6 +250,7 @@ BlockWork BuildBlock(const ModelSpec& model, bool moe, double span,
   // Two hidden dropouts (attention and MLP outputs): read and write h, write a
   // 1-byte mask (Korthikanti Table 1's two sbh masks).
   if (options.dropout) b.elementwise_bytes += 2.0 * (2.0 * kAct + 1.0) * h;
+  if (options.eager_autograd) b.elementwise_bytes += EagerElementwiseBytes(model, moe);
   return b;
 }
 

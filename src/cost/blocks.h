@@ -22,6 +22,11 @@ BlockWork BuildBlock(const ModelSpec& model, bool moe, double span,
 // and op_copy (op_sac.cc). Needs b.top_k.
 void OpSacKept(const ModelSpec& model, bool moe, const ActivationOptions& options, BlockWork& b);
 
+// Forward element-wise bytes per token a block adds when its PyTorch ops
+// run eagerly (ActivationOptions::eager_autograd), beyond the fused kernels
+// BuildBlock counts (eager_ops.cc).
+double EagerElementwiseBytes(const ModelSpec& model, bool moe);
+
 // Parameters of one norm layer (RMSNorm: h; LayerNorm: weight + bias 2h).
 int64_t NormParams(const ModelSpec& model, int64_t width);
 

@@ -398,5 +398,30 @@ TEST(StepModel, OperatorLevelHfuCountsTheRerunProjections) {
   EXPECT_NEAR(e.hfu / e.mfu, (model + rerun) / model, 1e-9);
 }
 
+// Eager PyTorch ops (JobSpec::eager_autograd) add element-wise HBM traffic
+// (cost/eager_ops.cc): the same layout takes longer, and by no more than
+// that traffic's forward, backward (2x) and operator-level recompute (1x)
+// passes at the chip's HBM bandwidth.
+TEST(StepModel, EagerOpsSlowTheStepByTheirTraffic) {
+  const ModelSpec m = testing::Llama8B();
+  JobSpec eager = Job(8192, 64);
+  eager.eager_autograd = true;
+  const PlanSpec plan = *ParsePlan("tp=1,dp=8,zero=3,mbs=2,recompute=selective_op");
+  const StepModel fused_sm = std::move(StepModel::Create(m, H100Cluster(8), Job(8192, 64))).value();
+  const StepModel eager_sm = std::move(StepModel::Create(m, H100Cluster(8), eager)).value();
+  const double fused = fused_sm.Evaluate(plan).value().step_time.value();
+  const double slow = eager_sm.Evaluate(plan).value().step_time.value();
+  ActivationOptions o, e;
+  e.eager_autograd = true;
+  const double extra_per_token = BuildModelWork(m, 8192, e).dense.elementwise_bytes -
+                                 BuildModelWork(m, 8192, o).dense.elementwise_bytes;
+  const double tokens_per_chip = 64.0 * 8192 / 8;
+  const double bound =
+      4.0 * 32 * extra_per_token * tokens_per_chip / H100Cluster(8).chip.hbm_bandwidth.value();
+  EXPECT_GT(slow, fused);
+  EXPECT_LE(slow - fused, bound * 1.0001);
+  EXPECT_GE(slow - fused, 0.5 * bound);
+}
+
 }  // namespace
 }  // namespace occam

@@ -133,8 +133,10 @@ TEST(CrossValidation, HeldOutMeasurementsDoNotReachTheirOwnPredictions) {
 // (gpt-oss-120b 25.11: H100 +49.6% -> +18.3%, B200 +125.9% -> +81.7%):
 // 7.87% / 29.08%.
 // MaxText's remat policies read as JAX's dot-saving policies: 7.54% / 29.08%.
+// The 500 W H100's peak at the midpoint of its stated interval, and eager
+// torchtitan's element-wise kernels counted one by one: 7.54% / 28.01%.
 constexpr double kMaxOosMedian = 0.076;
-constexpr double kMaxOosP90 = 0.291;
+constexpr double kMaxOosP90 = 0.281;
 
 TEST(CrossValidation, OutOfSampleGateAndTheVerdictsErrorBand) {
   auto runs = BundledRuns();

@@ -46,8 +46,10 @@ namespace {
 // tpu-v5p catalog row was fitted under the old reading (a refit around it,
 // 0.86/4096/256, moves its fitted median only 4.3% -> 4.2%, so it stands):
 // 6.29% / 29.96%.
-constexpr double kMaxMedianError = 0.063;
-constexpr double kMaxP90Error = 0.300;
+// The 500 W H100's peak at the midpoint of its stated interval, and eager
+// torchtitan's element-wise kernels counted one by one: 6.11% / 27.27%.
+constexpr double kMaxMedianError = 0.062;
+constexpr double kMaxP90Error = 0.273;
 constexpr double kMaxKorthikantiMeanError = 0.0365;  // the acceptance bound
 constexpr int64_t kMaxSkipped = 4;
 // Throughput runs whose layout occam's memory model judges not to fit though
