@@ -672,7 +672,9 @@ CoreResult RunCore(const StepModel::Impl& impl, const PlanSpec& plan, PipelineTi
   double hw = impl.model_flops_per_token;
   if (plan.recompute == Recompute::kFull) hw += impl.recompute_full_flops_per_token;
   if (plan.recompute == Recompute::kSelective) hw += impl.recompute_attn_flops_per_token;
-  if (SavesDots(plan.recompute)) hw += impl.recompute_attn_flops_per_token;
+  if (SavesDots(plan.recompute)) {
+    hw += impl.recompute_attn_flops_per_token + impl.recompute_expert_flops_per_token;
+  }
   if (plan.recompute == Recompute::kDotsExceptMlpWi) hw += impl.recompute_mlp_wi_flops_per_token;
   if (plan.recompute == Recompute::kSelectiveOp) hw += impl.recompute_op_flops_per_token;
   out.mfu = impl.model_flops_per_token * tokens / denom;

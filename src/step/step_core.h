@@ -29,6 +29,7 @@ struct StepModel::Impl {
   double recompute_attn_flops_per_token = 0;    // extra attention-core forward
   double recompute_mlp_wi_flops_per_token = 0;  // extra MLP input projections (wi)
   double recompute_op_flops_per_token = 0;      // what operator-level checkpointing re-runs
+  double recompute_expert_flops_per_token = 0;  // extra routed-expert forward (MoE blocks)
   // Default MoE rank imbalance per (ep, tokens per rank), from the balance
   // simulation (DefaultMoeImbalance); filled on first use, shared by threads.
   mutable std::mutex lambda_mu;

@@ -75,6 +75,10 @@ Result<StepModel> StepModel::Create(const ModelSpec& model, const ClusterSpec& c
   };
   impl->recompute_op_flops_per_token =
       n_dense * op(w.dense) + n_moe * op(w.moe) + mtp * op(mtp_block);
+  // JAX's dot-saving policies re-run the routed experts (layer_cost.cc).
+  impl->recompute_expert_flops_per_token =
+      n_moe * w.moe.top_k * w.moe.expert.flops +
+      (model.moe ? mtp * mtp_block.top_k * mtp_block.expert.flops : 0.0);
   return StepModel(std::move(impl));
 }
 

@@ -423,5 +423,19 @@ TEST(StepModel, EagerOpsSlowTheStepByTheirTraffic) {
   EXPECT_GE(slow - fused, 0.5 * bound);
 }
 
+// HFU under JAX's dot-saving policy counts its recompute: on Mixtral 8x7B
+// (32 MoE layers, 32 heads of 128, top-2 experts of SwiGLU 14336 on h 4096)
+// the attention core, 2 x 32 x (s + 1) / 2 x (128 + 128) FLOPs per token and
+// layer, and the two routed experts' three matmuls, 2 x 3 x 2 x 4096 x 14336.
+TEST(StepModel, DotsHfuCountsTheRoutedExpertsRerun) {
+  const ModelSpec m = testing::Mixtral8x7B();
+  const StepModel sm = std::move(StepModel::Create(m, H100Cluster(8), Job(4096, 64))).value();
+  const Estimate e = sm.Evaluate(*ParsePlan("tp=1,dp=8,ep=8,zero=1,mbs=1,recompute=dots")).value();
+  const double model = ModelFlopsPerToken(m, 4096).value();
+  const double attn = 2.0 * 32 * (4096 + 1) / 2.0 * (128 + 128);
+  const double experts = 2.0 * 3 * 2 * 4096 * 14336.0;
+  EXPECT_NEAR(e.hfu / e.mfu, (model + 32 * (attn + experts)) / model, 1e-9);
+}
+
 }  // namespace
 }  // namespace occam
