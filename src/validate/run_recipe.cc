@@ -17,6 +17,15 @@ namespace {
 
 constexpr std::string_view kRecipeDir = "data/recipes/";
 
+// The recipe's recompute as a whole-block policy (Megatron-Core / NeMo
+// recompute_granularity: none, selective, full), if it is one.
+std::optional<Recompute> WholeBlockPolicy(const std::string& text) {
+  if (text == "none") return Recompute::kNone;
+  if (text == "selective") return Recompute::kSelective;
+  if (text == "full") return Recompute::kFull;
+  return std::nullopt;
+}
+
 // One row through spec's document reader: every key required, no other key.
 Result<RecipeRow> ParseRow(const spec::Node& row) {
   OCCAM_RETURN_IF_ERROR(row.CheckKeys({"framework", "date", "model", "chip_key", "precision",
@@ -36,8 +45,9 @@ Result<RecipeRow> ParseRow(const spec::Node& row) {
   OCCAM_ASSIGN_OR_RETURN(r.recipe, row.String("recipe"));
   OCCAM_ASSIGN_OR_RETURN(r.pinned, row.Bool("pinned"));
   OCCAM_ASSIGN_OR_RETURN(r.note, row.String("note"));
-  if (r.recompute != "none" && !ParseRecomputeModules(r.recompute)) {
-    return row.Error("recompute", "must be none or a '+'-joined list of " + RecomputeModuleNames() +
+  if (!WholeBlockPolicy(r.recompute) && !ParseRecomputeModules(r.recompute)) {
+    return row.Error("recompute", "must be none, selective, full or a '+'-joined list of " +
+                                      RecomputeModuleNames() +
                                       "; see doc/validation.md (Framework recipes)");
   }
   return r;
@@ -102,8 +112,8 @@ std::optional<RecipeRow> RecipeFor(const std::vector<RecipeRow>& rows, const Pub
 Status ApplyRecipe(const RecipeRow& row, RunSetup* s) {
   const std::string why = " (" + Citation(row) + ")";
   if (s->open.recompute) {
-    if (row.recompute == "none") {
-      s->plan.recompute = Recompute::kNone;
+    if (const std::optional<Recompute> whole = WholeBlockPolicy(row.recompute)) {
+      s->plan.recompute = *whole;
       s->plan.recompute_modules = 0;
     } else {
       s->plan.recompute = Recompute::kModules;

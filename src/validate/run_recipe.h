@@ -27,13 +27,15 @@ struct RecipeRow {
   // Settings: the token dispatcher (alltoall, deepep, hybridep, ...), the CUDA
   // graph setting ("none", "transformer_engine: <scopes>" or
   // "full_iteration"), Megatron-Core's combined 1F1B EP overlap
-  // (moe_a2a_overlap), and the recompute plan value ("none" or modules).
+  // (moe_a2a_overlap), and the recompute plan value ("none", "selective",
+  // "full" or modules).
   std::string dispatcher;
   std::string cuda_graph;
   bool a2a_overlap = false;
   std::string recompute;
-  // Megatron-Core grad_reduce_in_fp32: false keeps and reduces the main
-  // gradients in the 16-bit parameter dtype (job.bf16_gradients).
+  // Megatron-Core grad_reduce_in_fp32 (NeMo: optim.grad_sync_dtype fp32):
+  // false keeps and reduces the main gradients in the 16-bit parameter dtype
+  // (job.bf16_gradients).
   bool grad_reduce_in_fp32 = true;
   // Citation: repository, tag and commit, files and config name; whether the
   // recipe's layout is the row's (pinned) or the closest documented one, and why.

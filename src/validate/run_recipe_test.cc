@@ -24,23 +24,48 @@ std::string Row(const std::string& recompute, const std::string& cuda_graph, boo
     "note": "n"}])";
 }
 
-TEST(RunRecipe, BundledTableKeysEveryMegatronBridgeRun) {
+TEST(RunRecipe, BundledTablesKeyEveryMegatronBridgeAndNemoRun) {
   auto rows = BundledRecipes();
   ASSERT_TRUE(rows.ok()) << rows.status().message();
   auto runs = BundledRuns();
   ASSERT_TRUE(runs.ok());
   int keyed = 0;
   for (const PublishedRun& run : *runs) {
-    if (run.framework != "megatron-bridge") continue;
+    if (run.framework != "megatron-bridge" && run.framework != "nemo") continue;
     EXPECT_TRUE(RecipeFor(*rows, run).has_value()) << run.id;
     ++keyed;
   }
   EXPECT_GT(keyed, 0);
-  // Each row cites its repository and config, and says how it was pinned.
+  // Each row cites its repository, tag and config file, and says how it was pinned.
   for (const RecipeRow& r : *rows) {
-    EXPECT_NE(r.recipe.find("NVIDIA-NeMo/Megatron-Bridge"), std::string::npos) << r.model;
+    EXPECT_NE(r.recipe.find("NVIDIA"), std::string::npos) << r.model;
+    EXPECT_NE(r.recipe.find("tag "), std::string::npos) << r.model;
     EXPECT_FALSE(r.note.empty()) << r.model;
   }
+}
+
+// NeMo's recipes name a whole-block recompute granularity: selective or full
+// parse beside none and the module lists; anything else is refused.
+TEST(RunRecipe, WholeBlockGranularitiesParse) {
+  EXPECT_TRUE(ParseRecipes(Row("selective", "none", false), "t.json").ok());
+  EXPECT_TRUE(ParseRecipes(Row("full", "none", false), "t.json").ok());
+  EXPECT_FALSE(ParseRecipes(Row("partial", "none", false), "t.json").ok());
+}
+
+// NeMo 24.07's Nemotron-4 340B row states its layout but not its recompute
+// or gradient dtype: the launcher's training config for the model at that
+// release sets selective recompute and grad_sync_dtype bf16.
+TEST(RunRecipe, NemoLauncherConfigFillsNemotron) {
+  const PublishedRun run = BundledRun("nemo2407_nemotron_340b_128gpu");
+  auto s = BuildRunSetup(run);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_EQ(s->order.recompute.front(), Recompute::kSelective);
+  EXPECT_TRUE(s->job.bf16_gradients);
+  EXPECT_TRUE(HasFilled(s->filled, "job.gradients"));
+  const ValidationReport r = ValidateRuns({run});
+  ASSERT_EQ(r.runs.size(), 1u);
+  ASSERT_TRUE(r.runs[0].predicted.has_value()) << r.runs[0].skipped_reason;
+  EXPECT_NE(r.runs[0].plan.find("recompute=selective"), std::string::npos) << r.runs[0].plan;
 }
 
 TEST(RunRecipe, ParserRejectsUnknownKeysAndBadModules) {

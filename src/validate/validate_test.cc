@@ -48,14 +48,16 @@ namespace {
 // 6.29% / 29.96%.
 // The 500 W H100's peak at the midpoint of its stated interval, and eager
 // torchtitan's element-wise kernels counted one by one: 6.11% / 27.27%.
-constexpr double kMaxMedianError = 0.062;
-constexpr double kMaxP90Error = 0.273;
+// NeMo's launcher and DGX Cloud configs as recipes: 6.29% / 25.55%.
+constexpr double kMaxMedianError = 0.063;
+constexpr double kMaxP90Error = 0.256;
 constexpr double kMaxKorthikantiMeanError = 0.0365;  // the acceptance bound
 constexpr int64_t kMaxSkipped = 4;
 // Throughput runs whose layout occam's memory model judges not to fit though
 // their source ran them (doc/validation.md, "Memory per chip"): 12 MaxText
-// v5e, 7 MaxText v5p, 2 DGX Cloud Nemotron-340B, 3 Megatron-Bridge MoE rows.
-constexpr size_t kMaxLayoutNotFit = 24;
+// v5e, 7 MaxText v5p, the DGX Cloud Nemotron-340B BF16 row (85.7 of 85.5 GB
+// with its recipe's bf16 gradients), 3 Megatron-Bridge MoE rows.
+constexpr size_t kMaxLayoutNotFit = 23;
 
 const ValidationReport& Report() {
   static const ValidationReport report = [] {
