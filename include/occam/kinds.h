@@ -30,8 +30,9 @@ enum class BalanceMethod {
 };
 
 // kSelectiveOp: operator-level selective checkpointing as torchtitan's "op"
-// policy runs it (every second matmul output, the attention output and the
-// block input kept; element-wise ops and the other matmuls recomputed).
+// policy runs it (the first, third, ... projection outputs in forward order,
+// the attention output and the block input kept; element-wise ops and the
+// other projections recomputed; cost/op_sac.cc).
 // kModules: Megatron-LM's module-level selective recompute
 // (--recompute-granularity selective --recompute-modules ...,
 // megatron/core/transformer/transformer_config.py): the modules named in
