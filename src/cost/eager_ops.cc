@@ -34,6 +34,10 @@ double EagerElementwiseBytes(const ModelSpec& m, bool moe) {
   const double h = static_cast<double>(m.hidden), a = static_cast<double>(at.num_heads);
   double bytes = 2.0 * kEagerNormExtra * h;
   if (at.kind == AttentionKind::kMla) {
+    // torchtitan's MLA (models/deepseek_v3/model/model.py at 82a9530): RoPE
+    // on the a query and one key rope parts, and the attention output's
+    // transpose(1, 2).contiguous() copy of a d_v. The concatenations of the
+    // nope and rope parts of q and k are not counted.
     const double rope = static_cast<double>(at.mla.qk_rope_head_dim);
     bytes += kEagerRopeExtra * (a + 1.0) * rope;
     bytes += 2.0 * kActivationBytes * a * static_cast<double>(at.mla.v_head_dim);

@@ -77,8 +77,9 @@ Projections BlockProjections(const ModelSpec& m, bool moe) {
 
 // What the policy keeps and re-runs. Eager (JobSpec::
 // eager_autograd) stores every must-save output as it is produced
-// (torch.utils.checkpoint's caching dispatch mode); compiled, the AOT
-// partitioner saves a must-save node only where the backward reads it. A
+// (_CachingTorchDispatchMode, torch/utils/checkpoint.py); compiled, the AOT
+// min-cut partitioner (torch/_functorch/partitioners.py) saves a must-save
+// node only where the backward reads it. A
 // biased projection on a contiguous 3-D input is aten.addmm (PyTorch
 // aten/src/ATen/native/Linear.cpp, linear's fused path), in no save list
 // and not counted; it is re-run, as are the uncounted even ones.

@@ -67,18 +67,17 @@ Result<StepModel> StepModel::Create(const ModelSpec& model, const ClusterSpec& c
   impl->recompute_mlp_wi_flops_per_token =
       MlpWiShare(model) *
       (n_dense * w.dense.mlp.flops + n_moe * w.moe.mlp.flops + mtp * mtp_block.mlp.flops);
+  // The routed experts' forward (0 for a dense block, whose top_k is 0).
+  auto experts = [](const BlockWork& b) { return b.top_k * b.expert.flops; };
   // Operator-level checkpointing: the projections it does not keep, the
   // router and the routed experts (op_sac.cc, layer_cost.cc BlockSeg).
-  auto op = [](const BlockWork& b) {
-    return b.op_rerun_share * (b.attn_proj.flops + b.mlp.flops) + b.router.flops +
-           b.top_k * b.expert.flops;
+  auto op = [&](const BlockWork& b) {
+    return b.op_rerun_share * (b.attn_proj.flops + b.mlp.flops) + b.router.flops + experts(b);
   };
   impl->recompute_op_flops_per_token =
       n_dense * op(w.dense) + n_moe * op(w.moe) + mtp * op(mtp_block);
   // JAX's dot-saving policies re-run the routed experts (layer_cost.cc).
-  impl->recompute_expert_flops_per_token =
-      n_moe * w.moe.top_k * w.moe.expert.flops +
-      (model.moe ? mtp * mtp_block.top_k * mtp_block.expert.flops : 0.0);
+  impl->recompute_expert_flops_per_token = n_moe * experts(w.moe) + mtp * experts(mtp_block);
   return StepModel(std::move(impl));
 }
 
