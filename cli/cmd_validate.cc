@@ -1,8 +1,10 @@
 // occam validate [--runs FILE] [--json] [--verbose]: predictions against
 // published measured runs (the bundled ones by default); --html writes the
-// predicted-against-measured chart.
+// predicted-against-measured chart; --explain ID takes one run's prediction
+// apart (its row and the estimate report of its layout and job).
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cli/commands.h"
 #include "cli/common.h"
@@ -19,7 +21,33 @@ struct ValidateFlags {
   bool verbose = false;
   std::vector<std::string> overrides;
   std::string cv;
+  std::vector<std::string> explain;
 };
+
+// The runs named by --explain, each with its estimate report.
+Status Explain(const ValidateFlags& f, const std::vector<PublishedRun>& runs,
+               const ValidateOptions& options, CommandOutput& output) {
+  if (f.json || !f.cv.empty() || !f.html.empty()) {
+    return InvalidInput(
+        "--explain prints text with the catalog calibration; drop --json, --cv and --html (for a "
+        "run out of sample, pass its fold's refit from --cv with --set)");
+  }
+  const std::string where = f.runs_file.empty() ? "the bundled runs" : f.runs_file;
+  for (size_t i = 0; i < f.explain.size(); ++i) {
+    const std::string& id = f.explain[i];
+    const PublishedRun* run = nullptr;
+    for (const PublishedRun& r : runs) {
+      if (r.id == id) run = &r;
+    }
+    if (run == nullptr) {
+      return InvalidInput("--explain '" + id + "': no run with that id in " + where +
+                          " (occam validate lists the ids)");
+    }
+    if (i > 0) output.out += "\n";
+    output.out += ExplainText(ExplainRun(*run, options));
+  }
+  return Status::Ok();
+}
 
 Status RunValidate(const ValidateFlags& f, CommandOutput& output) {
   std::vector<PublishedRun> runs;
@@ -37,6 +65,7 @@ Status RunValidate(const ValidateFlags& f, CommandOutput& output) {
     OCCAM_ASSIGN_OR_RETURN(CalibrationOverride o, ParseCalibrationOverride(text));
     options.overrides.push_back(o);
   }
+  if (!f.explain.empty()) return Explain(f, runs, options, output);
   const ValidationReport report = ValidateRuns(runs, options);
   if (!f.html.empty()) {
     OCCAM_RETURN_IF_ERROR(
@@ -70,6 +99,9 @@ void RegisterValidate(CLI::App& app, CommandOutput* output) {
                   "out of sample: 'source' refits the calibration without each source family "
                   "(leave-one-source-out) and predicts that family with it")
       ->check(CLI::IsMember({"source"}));
+  cmd->add_option("--explain", flags->explain,
+                  "take one run's prediction apart: its row and the estimate report (time and "
+                  "memory breakdown) of the layout and job it was predicted on (repeatable)");
   cmd->callback([flags, output] { output->Finish(RunValidate(*flags, *output)); });
 }
 

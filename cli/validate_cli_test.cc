@@ -134,4 +134,53 @@ TEST(ValidateCli, Fp8RatioOverrideMovesOnlyFp8Runs) {
   EXPECT_EQ(step(slow, bf16), step(base, bf16));
 }
 
+// The number after `label` on the first line that has it.
+double NumberAfter(const std::string& text, const std::string& label) {
+  const size_t at = text.find(label);
+  if (at == std::string::npos) {
+    ADD_FAILURE() << "no '" << label << "' in:\n" << text;
+    return 0.0;
+  }
+  return std::stod(text.substr(at + label.size()));
+}
+
+TEST(ValidateCli, ExplainShowsTheEstimateBehindARow) {
+  const std::string runs = " --runs " + Data("testdata/runs/three_runs.json");
+  const auto report = nlohmann::json::parse(Occam(runs + " --json", true).out);
+  double predicted_step = 0;
+  for (const auto& r : report["runs"]) {
+    if (r["id"] == "korthikanti2022_175B_selective_sp") {
+      predicted_step = r["predicted_step_time_s"].get<double>();
+    }
+  }
+  ASSERT_GT(predicted_step, 0.0);
+  const CliOutput r = Occam(runs + " --explain korthikanti2022_175B_selective_sp", true);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("time breakdown"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("memory per chip"), std::string::npos) << r.out;
+  // The estimate is the row's: the same step time (printed to 4 digits).
+  EXPECT_NEAR(NumberAfter(r.out, "step time"), predicted_step, 5e-4 * predicted_step);
+  EXPECT_NEAR(NumberAfter(r.out, "step      predicted "), predicted_step, 5e-4 * predicted_step);
+  // A step-time run: the measured step is the measured value itself.
+  EXPECT_NEAR(NumberAfter(r.out, "the measured value implies "), 13.75, 1e-3);
+}
+
+TEST(ValidateCli, ExplainConvertsARateToTheStepItImplies) {
+  const CliOutput r = Occam("--explain torchtitan_l31_8b_fsdp_8gpu_bf16", true);
+  ASSERT_EQ(r.status, 0) << r.out;
+  // 16 sequences of torchtitan's 8192 tokens (the filled seq_len) at 5,762
+  // tokens/s on each of 8 GPUs.
+  EXPECT_NE(r.out.find("filled    seq_len: 8192"), std::string::npos) << r.out;
+  const double implied = 16.0 * 8192.0 / (5762.0 * 8.0);
+  EXPECT_NEAR(NumberAfter(r.out, "the measured value implies "), implied, 1e-3 * implied);
+}
+
+TEST(ValidateCli, ExplainRefusesUnknownIdsAndOtherOutputs) {
+  const CliOutput unknown = Occam("--explain no_such_run");
+  EXPECT_EQ(unknown.status, 2);
+  EXPECT_NE(unknown.out.find("--explain 'no_such_run'"), std::string::npos) << unknown.out;
+  EXPECT_EQ(Occam("--explain korthikanti2022_175B_selective_sp --json").status, 2);
+  EXPECT_EQ(Occam("--explain korthikanti2022_175B_selective_sp --cv source").status, 2);
+}
+
 }  // namespace

@@ -115,6 +115,11 @@ std::string WholeRunJson(const RunBudget& run, const std::vector<BudgetInput>& i
 std::string ValidateText(const ValidationReport& report, bool verbose);
 // {"runs": [...], "summary": {...}}; keys in doc/json-output.md § validate.
 std::string ValidateJson(const ValidationReport& report);
+// `validate --explain ID`: the run's row (measured, predicted, error, the
+// values filled in for what its source does not state) and the estimate
+// report of the layout and job it was predicted on (EstimateText), or its
+// skip reason.
+std::string ExplainText(const RunExplanation& x);
 // `validate --cv source`: out-of-sample errors first, in-sample (`in`, the
 // same runs under the catalog calibration) beside them.
 std::string ValidateCvText(const CrossValidationReport& cv, const ValidationReport& in);

@@ -19,6 +19,7 @@
 
 #include "occam/spec.h"
 #include "occam/status.h"
+#include "occam/step.h"
 
 namespace occam {
 
@@ -247,6 +248,20 @@ bool IsHeldOut(std::string_view id);
 // is reported as skipped with the reason).
 ValidationReport ValidateRuns(const std::vector<PublishedRun>& runs,
                               const ValidateOptions& options = {});
+
+// One run with what occam predicted it from (occam validate --explain): its
+// validation row and the estimate of the layout and job it was predicted on,
+// with the catalog calibration and `options.overrides` (the --cv folds'
+// refits are printed by --cv; pass them with --set to explain a run out of
+// sample). `estimate` is absent when the run is skipped (row.skipped_reason).
+struct RunExplanation {
+  RunValidation row;
+  ModelSpec model;
+  ClusterSpec cluster;
+  JobSpec job;
+  std::optional<Estimate> estimate;
+};
+RunExplanation ExplainRun(const PublishedRun& run, const ValidateOptions& options = {});
 
 // Summary statistics of |rel_error| over the runs with a prediction.
 ErrorStats SummarizeErrors(std::string group, const std::vector<const RunValidation*>& runs);

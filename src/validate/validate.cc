@@ -178,6 +178,22 @@ RunValidation ValidateOne(const PublishedRun& run, const ValidateOptions& option
 
 }  // namespace validate
 
+RunExplanation ExplainRun(const PublishedRun& run, const ValidateOptions& options) {
+  RunExplanation out;
+  out.row = validate::ValidateOne(run, options);
+  if (!out.row.skipped_reason.empty()) return out;
+  // The same preparation as the row's (deterministic), kept for its estimate.
+  Result<validate::PreparedRun> prep = validate::PrepareRun(run, options, nullptr);
+  if (!prep.ok()) return out;
+  Result<Estimate> est = prep->model->Evaluate(prep->plan);
+  if (!est.ok()) return out;
+  out.model = prep->setup.model;
+  out.cluster = prep->setup.cluster;
+  out.job = prep->setup.job;
+  out.estimate = *est;
+  return out;
+}
+
 namespace validate {
 
 double Percentile(std::vector<double> v, double q) {

@@ -58,7 +58,9 @@ int ExpectSamePredictions(const CrossValidationReport& a, const CrossValidationR
     if (!in(i)) continue;
     const RunValidation &x = a.summary.runs[i], &y = b.summary.runs[i];
     EXPECT_TRUE(x.predicted && y.predicted) << x.id;
-    if (x.predicted && y.predicted) EXPECT_DOUBLE_EQ(*x.predicted, *y.predicted) << x.id;
+    if (x.predicted && y.predicted) {
+      EXPECT_DOUBLE_EQ(*x.predicted, *y.predicted) << x.id;
+    }
     ++compared;
   }
   return compared;
