@@ -285,6 +285,30 @@ TEST(JobOptions, Zero3OnTheComputeStreamIsAllExposed) {
   }
 }
 
+TEST(JobOptions, PerTensorZero3HoldsWeightMatricesNotBlocks) {
+  // DeepSpeed's hooks gather one module's weights before its forward and
+  // release them after it: what stays unsharded is a weight matrix (the
+  // largest here the V x h word embedding, 8192 x 2048 against fc1's
+  // 2048 x 8192 and the 1024 x 2048 position table), one at a time when the
+  // gathers are synchronous and two with a prefetched next one. The
+  // gradients' buffers do not depend on the prefetch.
+  const double h = 2048, vocab = 8192, matrix = vocab * h;
+  const ModelSpec model = testing::Gpt(4, 2048, 16, 8192);
+  const Zero3Case z;
+  auto other = [&](bool per_tensor, bool overlap) {
+    JobSpec job = z.job;
+    job.fsdp_per_tensor = per_tensor;
+    job.fsdp_overlap = overlap;
+    auto e = EstimateStep(model, z.cluster, job, *ParsePlan(z.plan));
+    EXPECT_TRUE(e.ok()) << e.status().message();
+    return e.ok() ? e->memory.other.value() : 0.0;
+  };
+  EXPECT_NEAR(other(true, true) - other(true, false), 2 * matrix, 1e-6 * matrix);
+  // FSDP2's per-block units hold two gathered blocks and the root unit (the
+  // embedding, gathered through the forward) instead.
+  EXPECT_LT(other(true, true), other(false, true));
+}
+
 TEST(JobOptions, GradientReductionsMoveTheGradientsInTheirOwnDtype) {
   // ZeRO-3: per micro-batch and block, the reduce-scatter moves 2 B per
   // parameter instead of 4 B when the job keeps 16-bit gradients (DeepSpeed's

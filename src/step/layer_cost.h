@@ -185,6 +185,12 @@ struct Hide {
 // parts go to `h`, the rest to `s`'s exposed times. No-ops below ZeRO-3.
 void AddBlockFsdp(const PlanContext& ctx, const BlockWork& block, Seg& s, Hide& h);
 void AddWholeFsdp(const PlanContext& ctx, Seg& s, Hide& h);
+// Under fsdp_per_tensor, the largest weight matrix one collective unit
+// carries, in parameters per rank: a block's matrices (over tp, routed
+// experts' over etp), and the V x h embedding or LM head on the devices
+// that hold them. What ZeRO-3 holds unsharded at a time is a few such units
+// (FullyShardedBuffers), not a block.
+double LargestFsdpMatrix(const PlanContext& ctx, bool has_embedding, bool has_head);
 
 Seg BlockSeg(const PlanContext& ctx, const BlockWork& block, bool moe);
 // Settles `s`'s pooled paired window (Seg::pair) over its compute: one F + B

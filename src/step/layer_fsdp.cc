@@ -1,5 +1,6 @@
 // ZeRO-3 / FSDP collectives of one block or end segment (layer_cost.h;
 // doc/cost-model.md § 6).
+#include <algorithm>
 #include <array>
 #include <cmath>
 
@@ -141,5 +142,25 @@ void AddBlockFsdp(const PlanContext& c, const BlockWork& b, Seg& s, Hide& h) {
 }
 
 void AddWholeFsdp(const PlanContext& c, Seg& s, Hide& h) { AddUnits(c, WholeUnits(c, s), s, h); }
+
+double LargestFsdpMatrix(const PlanContext& c, bool has_embedding, bool has_head) {
+  double largest = 0;
+  const Seg none{};
+  for (const BlockWork* b : {&c.work->dense, &c.work->moe}) {
+    if (b->params_dense + b->params_expert == 0) continue;
+    const FsdpUnits u = BlockUnits(c, *b, none);
+    for (int i = 0; i < u.size; ++i) {
+      largest = std::max(largest, u.units[static_cast<size_t>(i)].params);
+    }
+  }
+  // The word embedding and the LM head are V x h each (a tied head is the
+  // embedding's matrix), split over tp by Megatron-LM's vocab-parallel
+  // layers; learned position embeddings are a smaller tensor of their own.
+  if (has_embedding || has_head) {
+    const double vocab = static_cast<double>(c.work->vocab) * static_cast<double>(c.work->hidden);
+    largest = std::max(largest, vocab / static_cast<double>(c.plan->tp));
+  }
+  return largest;
+}
 
 }  // namespace occam::step_internal

@@ -310,10 +310,21 @@ double LargestBlockParams(const PlanContext& c) {
 // gathered blocks (the running one and the prefetched next) and the root
 // unit (embedding, final norm, head: FSDP2's fully_shard(model) after the
 // blocks), gathered through the whole forward on the devices that hold it.
+//
+// With fsdp_per_tensor the unit is one weight matrix (DeepSpeed ZeRO-3 of
+// 2021): a module's forward pre-hook gathers its parameters and the post-hook
+// releases them (deepspeed/runtime/zero/parameter_offload.py,
+// pre_/post_sub_module_forward_function), so what is held unsharded is the
+// matrix in use, and the next one where gathers are prefetched
+// (fsdp_overlap); without prefetch the gathers are synchronous, one at a time.
 Bytes FullyShardedBuffers(const PlanContext& c, double params, bool has_embedding, bool has_head) {
   const PlanSpec& p = *c.plan;
   const double tp = static_cast<double>(p.tp);
   if (p.pp > 1) return Bytes((kBf16Bytes + kFp32Bytes) * params);
+  if (c.job->fsdp_per_tensor) {
+    const double in_flight = c.job->fsdp_overlap ? 2.0 : 1.0;
+    return Bytes(kBf16Bytes * in_flight * LargestFsdpMatrix(c, has_embedding, has_head));
+  }
   const double block = LargestBlockParams(c);
   double root = 0;
   if (has_embedding) root += static_cast<double>(c.work->params_embedding);
@@ -340,6 +351,14 @@ double FullyShardedGradBuffers(const PlanContext& c, const DeviceResult& dev,
                                const StateBytesPerParam& state) {
   const PlanSpec& p = *c.plan;
   if (p.pp > 1) return 0.0;
+  // Per weight matrix (fsdp_per_tensor): one matrix's 16-bit gradient and the
+  // previous one's reduce-scatter input; the head's gradient is reduced as
+  // soon as its backward produces it, like any other matrix
+  // (_reduce_scatter_gradient per parameter,
+  // deepspeed/runtime/zero/partition_parameters.py).
+  if (c.job->fsdp_per_tensor) {
+    return (kBf16Bytes + state.grad) * LargestFsdpMatrix(c, dev.has_embedding, dev.has_head);
+  }
   const double tp = static_cast<double>(p.tp);
   const double block = LargestBlockParams(c);
   const double head = dev.has_head ? static_cast<double>(c.work->params_head) : 0.0;

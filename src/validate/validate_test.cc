@@ -49,10 +49,13 @@ namespace {
 // The 500 W H100's peak at the midpoint of its stated interval, and eager
 // torchtitan's element-wise kernels counted one by one: 6.11% / 27.27%.
 // NeMo's launcher and DGX Cloud configs as recipes: 6.29% / 25.55%.
+// DeepSpeed ZeRO-3 holding weight matrices, not blocks: Narayanan et al.'s
+// 640-GPU ZeRO-3 run (529.6B, micro-batch 4) fits and is predicted (+33.5%)
+// instead of skipped: 6.29% / 28.38% over 142 runs, 3 skipped.
 constexpr double kMaxMedianError = 0.063;
-constexpr double kMaxP90Error = 0.256;
+constexpr double kMaxP90Error = 0.284;
 constexpr double kMaxKorthikantiMeanError = 0.0365;  // the acceptance bound
-constexpr int64_t kMaxSkipped = 4;
+constexpr int64_t kMaxSkipped = 3;
 // Throughput runs whose layout occam's memory model judges not to fit though
 // their source ran them (doc/validation.md, "Memory per chip"): 12 MaxText
 // v5e, 7 MaxText v5p, the DGX Cloud Nemotron-340B BF16 row (85.7 of 85.5 GB
