@@ -175,12 +175,28 @@ TEST(ValidateCli, ExplainConvertsARateToTheStepItImplies) {
   EXPECT_NEAR(NumberAfter(r.out, "the measured value implies "), implied, 1e-3 * implied);
 }
 
+TEST(ValidateCli, ExplainOutOfSampleUsesTheFoldsCalibration) {
+  const std::string runs = " --runs " + Data("testdata/runs/three_runs.json") + " --cv source";
+  const auto table = nlohmann::json::parse(Occam(runs + " --json", true).out);
+  double oof = 0;
+  for (const auto& r : table["runs"]) {
+    if (r["id"] == "korthikanti2022_175B_selective_sp") oof = r["predicted"].get<double>();
+  }
+  ASSERT_GT(oof, 0.0);
+  const CliOutput r = Occam(runs + " --explain korthikanti2022_175B_selective_sp", true);
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("out of sample: the calibration refitted without korthikanti et al. 2022"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NEAR(NumberAfter(r.out, "predicted "), oof, 5e-4 * oof);
+}
+
 TEST(ValidateCli, ExplainRefusesUnknownIdsAndOtherOutputs) {
   const CliOutput unknown = Occam("--explain no_such_run");
   EXPECT_EQ(unknown.status, 2);
   EXPECT_NE(unknown.out.find("--explain 'no_such_run'"), std::string::npos) << unknown.out;
   EXPECT_EQ(Occam("--explain korthikanti2022_175B_selective_sp --json").status, 2);
-  EXPECT_EQ(Occam("--explain korthikanti2022_175B_selective_sp --cv source").status, 2);
+  EXPECT_EQ(Occam("--explain korthikanti2022_175B_selective_sp --html x.html").status, 2);
 }
 
 }  // namespace

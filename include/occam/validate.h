@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -260,6 +261,8 @@ struct RunExplanation {
   ClusterSpec cluster;
   JobSpec job;
   std::optional<Estimate> estimate;
+  // Which calibration predicted it, as the report names it.
+  std::string calibration = "in-sample calibration";
 };
 RunExplanation ExplainRun(const PublishedRun& run, const ValidateOptions& options = {});
 
@@ -303,6 +306,10 @@ struct CrossValidationReport {
   ValidationReport summary;
   std::vector<std::string> source;  // SourceFamily per run
   std::vector<FamilyFit> fits;      // the refits of the families each fold touches
+  // Per held-out source family: the calibration its runs are predicted with
+  // (each refitted or transferred chip family's values, after the options'
+  // own overrides). ExplainRun with these added explains a run out of sample.
+  std::map<std::string, std::vector<CalibrationOverride>> fold_overrides;
 };
 
 // Leave-one-source-out: for each source family, refits the GEMM calibration

@@ -21,12 +21,12 @@ std::string ExplainText(const RunExplanation& x) {
   }
   if (v.kind == MetricKind::kMemoryPerChipBytes) {
     constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-    out += fmt::format(
-        "measured  {:.1f} GiB ({})\npredicted {:.1f} GiB ({:+.1f}%, in-sample calibration)\n",
-        v.measured / kGiB, v.memory_definition, *v.predicted / kGiB, 100.0 * *v.rel_error);
+    out += fmt::format("measured  {:.1f} GiB ({})\npredicted {:.1f} GiB ({:+.1f}%, {})\n",
+                       v.measured / kGiB, v.memory_definition, *v.predicted / kGiB,
+                       100.0 * *v.rel_error, x.calibration);
   } else {
-    out += fmt::format("measured  {:.4g}\npredicted {:.4g} ({:+.1f}%, in-sample calibration)\n",
-                       v.measured, *v.predicted, 100.0 * *v.rel_error);
+    out += fmt::format("measured  {:.4g}\npredicted {:.4g} ({:+.1f}%, {})\n", v.measured,
+                       *v.predicted, 100.0 * *v.rel_error, x.calibration);
   }
   if (v.kind != MetricKind::kMemoryPerChipBytes && v.measured > 0 && *v.predicted > 0) {
     // Step time and chip-hours grow with the step; the other metrics are

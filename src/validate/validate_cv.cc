@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstddef>
 #include <map>
 #include <string>
 #include <vector>
@@ -267,6 +268,9 @@ CrossValidationReport CrossValidateBySource(const std::vector<PublishedRun>& run
         for (const CalibrationOverride& c : Overrides(family, t)) fold.overrides.push_back(c);
       }
     }
+    rep.fold_overrides[held].assign(
+        fold.overrides.begin() + static_cast<std::ptrdiff_t>(options.overrides.size()),
+        fold.overrides.end());
     std::vector<size_t> members;
     for (size_t i = 0; i < runs.size(); ++i) {
       if (prep.source[i] == held && !IsMemoryRun(runs[i])) members.push_back(i);

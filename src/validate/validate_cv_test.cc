@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -160,6 +161,22 @@ TEST(CrossValidation, OutOfSampleGateAndTheVerdictsErrorBand) {
     std::printf("  %-20s %3lld runs median %6.2f%% p90 %6.2f%%\n", f.group.c_str(),
                 static_cast<long long>(f.runs), 100 * f.median, 100 * f.p90);
   }
+  // validate --cv source --explain: a run explained under its fold's
+  // calibration is the run the table predicts out of sample (one per source).
+  std::set<std::string> explained;
+  for (size_t i = 0; i < runs->size(); ++i) {
+    const RunValidation& v = r.runs[i];
+    if (!v.predicted || v.kind == MetricKind::kMemoryPerChipBytes) continue;
+    if (!explained.insert(cv.source[i]).second) continue;
+    ValidateOptions o;
+    const auto& fold = cv.fold_overrides.at(cv.source[i]);
+    o.overrides.assign(fold.begin(), fold.end());
+    const RunExplanation x = ExplainRun((*runs)[i], o);
+    ASSERT_TRUE(x.row.predicted && x.estimate) << v.id;
+    EXPECT_DOUBLE_EQ(*x.row.predicted, *v.predicted) << v.id;
+    EXPECT_DOUBLE_EQ(x.estimate->step_time.value(), v.predicted_step_time_s) << v.id;
+  }
+  EXPECT_GE(explained.size(), 8u);
   EXPECT_LE(r.all.median, kMaxOosMedian);
   EXPECT_LE(r.all.p90, kMaxOosP90);
   // The PP verdict's band is this median, rounded up to a whole percent.
