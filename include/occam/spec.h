@@ -192,6 +192,16 @@ struct JobSpec {
   // pred.float() (torchtitan components/loss.py), whose log-softmax backward
   // holds three fp32 copies of the logits (doc/cost-model.md §3).
   bool fused_cross_entropy = true;
+  // Under FP8 training the LM head's projection runs in FP8 too. false (the
+  // default): it stays 16-bit, as the frameworks run it — Megatron-Core's
+  // output layer is its own ColumnParallelLinear outside Transformer
+  // Engine's FP8 autocast unless fp8_output_proj (opt-in, MXFP8 only,
+  // megatron/core/fp8_utils.py is_mxfp8_output_proj_active) selects TE's
+  // head; torchtitan converts every Linear but "output" to Float8
+  // (torchtitan/float8.py, module_filter_fn); DeepSeek-V3 keeps the output
+  // head in its original precision (arXiv:2412.19437 §3.3.1). Job key
+  // fp8_output_proj.
+  bool fp8_output_proj = false;
   // The unfused loss runs under torch.compile (torchtitan's
   // build_cross_entropy_loss compiles it when training.compile is set,
   // components/loss.py since April 2025): Inductor fuses the fp32 cast,

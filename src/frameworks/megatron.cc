@@ -185,6 +185,7 @@ void StepArgs(const Ctx& c, const PlanSpec& p, Args& a) {
   if (c.job.precision == Precision::kFp8) {
     a.Add("--fp8-format", "e4m3");
     a.Add("--fp8-recipe", IsBlackwell(c.cluster.chip) ? "mxfp8" : "blockwise");
+    if (c.job.fp8_output_proj) a.Add("--fp8-output-proj");
   }
 }
 
@@ -221,6 +222,11 @@ std::vector<std::string> MegatronProblems(const Ctx& c, const PlanSpec& p) {
   if (c.job.tp_comm_overlap && p.tp > 1 && !p.sp) {
     out.push_back(
         "--tp-comm-overlap needs --sequence-parallel (arguments.py); the plan has sp=false");
+  }
+  if (c.job.precision == Precision::kFp8 && c.job.fp8_output_proj && !IsBlackwell(c.cluster.chip)) {
+    out.push_back(
+        "--fp8-output-proj needs the mxfp8 recipe (transformer_config.py), which Megatron-LM "
+        "runs on Blackwell only; on this chip the head stays 16-bit");
   }
   if (p.a2a_overlap == EpOverlap::kTwoBatch) {
     out.push_back(

@@ -274,6 +274,8 @@ Result<ImportedLayout> MegatronResolve(const FrameworkFile& f, const Ctx& c) {
   OCCAM_ASSIGN_OR_RETURN(j.global_batch_seqs, Int(f, "global-batch-size", p.mbs * p.dp, 1));
   if (!Has(f, "global-batch-size")) out.notes.push_back("--global-batch-size not given: MBS*DP");
   j.precision = Has(f, "fp8-format") ? Precision::kFp8 : Precision::kBf16;
+  // TransformerConfig.fp8_output_proj (default false): the LM head in FP8.
+  j.fp8_output_proj = Has(f, "fp8-output-proj");
   j.overlap_grad_reduce = Has(f, "overlap-grad-reduce");
   j.tp_comm_overlap = Has(f, "tp-comm-overlap");
   OCCAM_RETURN_IF_ERROR(ResolveBalance(f, c.model, j));

@@ -49,6 +49,7 @@ const std::set<std::string>& MegatronUnderstood() {
                                           "fp16",
                                           "fp8-format",
                                           "fp8-recipe",
+                                          "fp8-output-proj",
                                           "num-layers",
                                           "hidden-size",
                                           "ffn-hidden-size",

@@ -52,6 +52,38 @@ TEST(ReadMegatron, Llama70BLaunchScript) {
   EXPECT_TRUE(l->job.overlap_grad_reduce);
 }
 
+// The same script with --fp8-format: FP8 training, the LM head 16-bit
+// unless --fp8-output-proj (Megatron-Core TransformerConfig.fp8_output_proj,
+// default false) asks for it in FP8 (with the MXFP8 recipe: Blackwell).
+TEST(ReadMegatron, Fp8FlagsReachTheJob) {
+  auto model = CatalogModel("llama-3.1-70b");
+  auto h100 = CatalogCluster("h100", 64), b200 = CatalogCluster("b200", 64);
+  ASSERT_TRUE(model.ok() && h100.ok() && b200.ok());
+  auto job = [&](const std::string& extra, const ClusterSpec& cluster) {
+    std::string text = Read("megatron-llama3.1-70b.sh");
+    const size_t at = text.find("--log-interval");
+    EXPECT_NE(at, std::string::npos);
+    text.insert(at, extra);
+    auto f = ParseFrameworkFile(Framework::kMegatron, text, "megatron-llama3.1-70b.sh");
+    EXPECT_TRUE(f.ok()) << f.status().message();
+    auto l = ResolveFrameworkFile(*f, *model, cluster, JobSpec{});
+    EXPECT_TRUE(l.ok()) << l.status().message();
+    return l.ok() ? l->job : JobSpec{};
+  };
+  const JobSpec fp8 = job("--fp8-format e4m3 ", *h100);
+  EXPECT_EQ(fp8.precision, Precision::kFp8);
+  EXPECT_FALSE(fp8.fp8_output_proj);
+  const JobSpec head = job("--fp8-format e4m3 --fp8-recipe mxfp8 --fp8-output-proj ", *b200);
+  EXPECT_TRUE(head.fp8_output_proj);
+  // Megatron-Core refuses it without the MXFP8 recipe, which Hopper lacks.
+  const std::string text = Read("megatron-llama3.1-70b.sh");
+  std::string hopper = text;
+  hopper.insert(hopper.find("--log-interval"), "--fp8-format e4m3 --fp8-output-proj ");
+  auto f = ParseFrameworkFile(Framework::kMegatron, hopper, "megatron-llama3.1-70b.sh");
+  ASSERT_TRUE(f.ok());
+  EXPECT_FALSE(ResolveFrameworkFile(*f, *model, *h100, JobSpec{}).ok());
+}
+
 // shard -1 fills 64/(1*8*1*1) = 8 FSDP ranks; no PP, so the micro-batch is
 // local_batch_size 8 and accumulation 128/(8*8) = 2 steps.
 TEST(ReadTorchtitan, Llama70BToml) {

@@ -201,6 +201,7 @@ Result<JobSpec> ParseJob(std::string_view text, std::string_view origin) {
                                      "overlap_grad_reduce",
                                      "tp_comm_overlap",
                                      "fused_cross_entropy",
+                                     "fp8_output_proj",
                                      "compiled_loss",
                                      "torch_pipelining",
                                      "eager_autograd",
@@ -254,6 +255,7 @@ Result<JobSpec> ParseJob(std::string_view text, std::string_view origin) {
   OCCAM_ASSIGN_OR_RETURN(job.overlap_grad_reduce, n.Bool("overlap_grad_reduce", true));
   OCCAM_ASSIGN_OR_RETURN(job.tp_comm_overlap, n.Bool("tp_comm_overlap", false));
   OCCAM_ASSIGN_OR_RETURN(job.fused_cross_entropy, n.Bool("fused_cross_entropy", true));
+  OCCAM_ASSIGN_OR_RETURN(job.fp8_output_proj, n.Bool("fp8_output_proj", false));
   OCCAM_ASSIGN_OR_RETURN(job.compiled_loss, n.Bool("compiled_loss", false));
   OCCAM_ASSIGN_OR_RETURN(job.torch_pipelining, n.Bool("torch_pipelining", false));
   OCCAM_ASSIGN_OR_RETURN(job.eager_autograd, n.Bool("eager_autograd", false));

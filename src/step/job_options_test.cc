@@ -285,6 +285,34 @@ TEST(JobOptions, Zero3OnTheComputeStreamIsAllExposed) {
   }
 }
 
+TEST(JobOptions, Fp8TrainingKeepsTheHeadIn16Bit) {
+  // Megatron-Core's output layer, torchtitan's "output" and DeepSeek-V3's
+  // head stay 16-bit under FP8 training: what a larger vocabulary adds to
+  // the step (the head's GEMMs, the loss's element-wise passes) is then the
+  // same in an FP8 job as in a BF16 one; with the head in FP8 it is less.
+  auto step = [](int64_t vocab, Precision precision, bool fp8_head) {
+    ModelSpec m = testing::Llama(4, 4096, 32, 14336);
+    m.vocab = vocab;
+    JobSpec job;
+    job.seq_len = 4096;
+    job.global_batch_seqs = 8;
+    job.precision = precision;
+    job.fp8_output_proj = fp8_head;
+    auto e = EstimateStep(m, testing::H100Cluster(8), job,
+                          *ParsePlan("tp=1,pp=1,dp=8,zero=1,mbs=1,recompute=none"));
+    EXPECT_TRUE(e.ok()) << e.status().message();
+    return e.ok() ? e->step_time.value() : 0.0;
+  };
+  const double bf16 = step(256000, Precision::kBf16, false) - step(128000, Precision::kBf16, false);
+  const double fp8 = step(256000, Precision::kFp8, false) - step(128000, Precision::kFp8, false);
+  const double fp8_head = step(256000, Precision::kFp8, true) - step(128000, Precision::kFp8, true);
+  EXPECT_GT(bf16, 0.0);
+  EXPECT_NEAR(fp8, bf16, 1e-9 * bf16);
+  EXPECT_LT(fp8_head, fp8);
+  // The option reads only under FP8.
+  EXPECT_DOUBLE_EQ(step(128000, Precision::kBf16, true), step(128000, Precision::kBf16, false));
+}
+
 TEST(JobOptions, PerTensorZero3HoldsWeightMatricesNotBlocks) {
   // DeepSpeed's hooks gather one module's weights before its forward and
   // release them after it: what stays unsharded is a weight matrix (the

@@ -610,12 +610,18 @@ Seg EmbeddingSeg(const PlanContext& c) {
   return s;
 }
 
+// The LM head's GEMM precision: 16-bit under FP8 training unless the job
+// runs the output projection in FP8 (JobSpec::fp8_output_proj).
+Precision HeadPrecision(const JobSpec& job) {
+  return job.fp8_output_proj ? job.precision : Precision::kBf16;
+}
+
 Seg HeadSeg(const PlanContext& c) {
   Seg s;
   const double tp = static_cast<double>(c.plan->tp);
   const ModelWork& w = *c.work;
   const Seconds g =
-      Gemm(c, w.head, c.tokens, tp, tp, w.head.weights / tp, c.tokens, c.job->precision);
+      Gemm(c, w.head, c.tokens, tp, tp, w.head.weights / tp, c.tokens, HeadPrecision(*c.job));
   const Seconds ew = MemoryBoundTime(c.cluster->chip, c.tokens * w.head_elementwise_bytes / tp);
   s.cf = g + ew;
   s.cb = g + ew;
@@ -638,7 +644,7 @@ Seg MtpSeg(const PlanContext& c, const Seg& block) {
   const Seconds proj =
       Gemm(c, w.mtp_proj, c.tokens, tp, tp, w.mtp_proj.weights / tp, c.tokens, c.job->precision);
   const Seconds head =
-      Gemm(c, w.head, c.tokens, tp, tp, w.head.weights / tp, c.tokens, c.job->precision) +
+      Gemm(c, w.head, c.tokens, tp, tp, w.head.weights / tp, c.tokens, HeadPrecision(*c.job)) +
       MemoryBoundTime(c.cluster->chip, c.tokens * w.head_elementwise_bytes / tp);
   one.cf += proj + head;
   one.cb += proj + head;
