@@ -56,7 +56,12 @@ Compute BlockCompute(const PlanContext& c, const BlockWork& b) {
   x.core = core + MemoryBoundTime(c.cluster->chip, t * b.score_bytes_fwd / tp);
   x.core_b = 2 * core + MemoryBoundTime(c.cluster->chip, t * b.score_bytes_bwd / tp);
   const Seconds mlp = gemm(b.mlp, t, tp, tp, b.mlp.weights / tp, t, prec);
-  x.router = gemm(b.router, t, tp, 1, b.router.weights, t, prec);
+  // The router stays 16-bit too: Megatron-Core's gating is its own
+  // router_gating_linear in the input dtype (or fp32 with moe_router_dtype;
+  // megatron/core/transformer/moe/router.py), outside Transformer Engine's
+  // FP8, and DeepSeek-V3 keeps its gating modules in their original
+  // precision (§3.3.1); Fp8CastBytes casts nothing for it.
+  x.router = gemm(b.router, t, tp, 1, b.router.weights, t, Precision::kBf16);
   x.dense = mlp + x.router;
   if (b.top_k > 0) x.shared = mlp;  // a MoE block's dense MLP is its shared experts
   if (b.top_k > 0) {

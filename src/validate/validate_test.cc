@@ -53,8 +53,9 @@ namespace {
 // 640-GPU ZeRO-3 run (529.6B, micro-batch 4) fits and is predicted (+33.5%)
 // instead of skipped: 6.29% / 28.38% over 142 runs, 3 skipped.
 // The LM head 16-bit under FP8 training, as every framework runs it (the
-// catalog's h100 row was fitted with it in FP8): 6.35% / 28.38%.
-constexpr double kMaxMedianError = 0.064;
+// catalog's h100 row was fitted with it in FP8): 6.35% / 28.38%; and the
+// MoE router 16-bit under FP8 as well: 6.42% / 28.38%.
+constexpr double kMaxMedianError = 0.065;
 constexpr double kMaxP90Error = 0.284;
 constexpr double kMaxKorthikantiMeanError = 0.0365;  // the acceptance bound
 constexpr int64_t kMaxSkipped = 3;
