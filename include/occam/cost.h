@@ -158,6 +158,10 @@ struct ActivationOptions {
   // JobSpec::eager_autograd: the gated activation's intermediates are saved,
   // and the element-wise ops run as separate kernels.
   bool eager_autograd = false;
+  // The loss is PyTorch's cross_entropy on pred.float(), eager
+  // (JobSpec::fused_cross_entropy false, compiled_loss false): its passes
+  // over the logits run kernel by kernel (model_work.cc).
+  bool unfused_loss = false;
 };
 
 // The options a job implies (JobSpec::attention, JobSpec::dropout).

@@ -85,9 +85,20 @@ ModelWork BuildModelWork(const ModelSpec& model, int64_t seq_len,
   w.head.weights = h * v;
   w.head.io = h + v;
   w.head.AddShape(h, v);
-  // Final norm (read + write h, 16-bit) and cross-entropy: logits read in
-  // 16-bit, fp32 softmax written and read back as the gradient (2 + 4 + 4) V.
-  w.head_elementwise_bytes = 2 * kActivationBytes * h + (kActivationBytes + 2 * kFp32Bytes) * v;
+  // Final norm (read + write h, 16-bit) and cross-entropy, charged once in
+  // the forward and once in the backward. Fused: logits read in 16-bit, fp32
+  // softmax written and read back as the gradient, (2 + 4 + 4) V per pass.
+  // PyTorch's eager cross_entropy on pred.float() (torchtitan
+  // components/loss.py) runs per V-wide row: the fp32 copy (read 2, write
+  // 4), log_softmax's three reads and one write of fp32 (max, sum of exp,
+  // output: 16; aten/src/ATen/native/cuda/SoftMax.cu cunn_SoftMaxForward,
+  // rows too long for its shared-memory variant), then in the backward
+  // nll_loss's zero-filled fp32 gradient (4), log_softmax's backward (sum of
+  // the gradient, then gradient and output read and the input gradient
+  // written: 16; cunn_SoftMaxBackward) and the cast back to 16-bit (read 4,
+  // write 2): 22 + 26 = 48 B per logit, 24 per pass.
+  const double loss_bytes = options.unfused_loss ? 24.0 : kActivationBytes + 2 * kFp32Bytes;
+  w.head_elementwise_bytes = 2 * kActivationBytes * h + loss_bytes * v;
   // Logits (16-bit) and fp32 softmax kept for the loss backward.
   w.head_act_bytes = (kActivationBytes + kFp32Bytes) * v;
   w.mtp_layers = model.mtp_layers;
@@ -105,6 +116,7 @@ ActivationOptions ActivationOptionsOf(const JobSpec& job) {
   o.flash_attention = job.attention == AttentionImpl::kFlash;
   o.moe_probs_in_activation = job.moe_probs_in_activation;
   o.eager_autograd = job.eager_autograd;
+  o.unfused_loss = !job.fused_cross_entropy && !job.compiled_loss;
   return o;
 }
 

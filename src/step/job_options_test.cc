@@ -285,6 +285,33 @@ TEST(JobOptions, Zero3OnTheComputeStreamIsAllExposed) {
   }
 }
 
+TEST(JobOptions, AnEagerUnfusedLossPaysItsPassesOverTheLogits) {
+  // PyTorch's cross_entropy on pred.float(), eager: 48 B per logit over the
+  // forward and backward (the fp32 copy, log_softmax's three reads and a
+  // write, nll_loss's gradient, log_softmax's backward, the cast back)
+  // against the fused loss's 2 x 10; memory-bound at the chip's HBM rate,
+  // on every micro-batch's tokens.
+  const ModelSpec m = testing::Llama(2, 4096, 32, 14336);
+  const ClusterSpec cluster = testing::H100Cluster(8);
+  JobSpec job;
+  job.seq_len = 4096;
+  job.global_batch_seqs = 16;  // 2 micro-batches of 1 sequence per rank
+  auto step = [&](bool fused, bool compiled) {
+    JobSpec j = job;
+    j.fused_cross_entropy = fused;
+    j.compiled_loss = compiled;
+    auto e = EstimateStep(m, cluster, j, *ParsePlan("tp=1,pp=1,dp=8,zero=1,mbs=1,recompute=none"));
+    EXPECT_TRUE(e.ok()) << e.status().message();
+    return e.ok() ? e->step_time.value() : 0.0;
+  };
+  const double tokens = 2.0 * 4096;  // per rank and step
+  const double extra =
+      (48.0 - 20.0) * static_cast<double>(m.vocab) * tokens / cluster.chip.hbm_bandwidth.value();
+  EXPECT_NEAR(step(false, false) - step(true, false), extra, 1e-6 * extra);
+  // Compiled, Inductor fuses the cast, log-softmax and NLL: the fused passes.
+  EXPECT_DOUBLE_EQ(step(false, true), step(true, false));
+}
+
 TEST(JobOptions, Fp8TrainingKeepsTheHeadIn16Bit) {
   // Megatron-Core's output layer, torchtitan's "output" and DeepSeek-V3's
   // head stay 16-bit under FP8 training: what a larger vocabulary adds to
