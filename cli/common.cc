@@ -101,7 +101,8 @@ void AddJobFlags(CLI::App& cmd, JobFlags& f) {
                  "EP rank load max/mean (default: from the balancing method)");
   cmd.add_option("--headroom", f.headroom, "fraction of HBM kept free (default 0.05)");
   cmd.add_option("--attention", f.attention,
-                 "attention kernel: flash (default) or materialized (pre-2023 score matrix)");
+                 "attention kernel: flash (default: fused, cuDNN / FlashAttention-3), flash2 "
+                 "(PyTorch SDPA's FlashAttention-2) or materialized (pre-2023 score matrix)");
   cmd.add_flag("--dropout", f.dropout, "attention and hidden dropout on (GPT-3-era training)");
   cmd.add_flag("--no-grad-overlap", f.no_grad_overlap,
                "data-parallel gradient reduction after the last backward, not overlapped");
@@ -403,7 +404,8 @@ Result<JobSpec> BuildJob(const JobFlags& f) {
   if (!f.attention.empty()) {
     auto a = ParseAttentionImplName(f.attention);
     if (!a) {
-      return InvalidInput("--attention: '" + Echo(f.attention) + "' is not flash or materialized");
+      return InvalidInput("--attention: '" + Echo(f.attention) +
+                          "' is not flash, flash2 or materialized");
     }
     job.attention = *a;
   }

@@ -101,8 +101,11 @@ enum class TorusMapping { kLinear, kCompact };
 // above the diagonal are skipped. kMaterialized: the pre-FlashAttention path
 // (Megatron-LM's QK^T GEMM, fused scale-mask-softmax, dropout, attention-over-V
 // GEMM): the full s x s score matrix of every head is written and read back
-// (Korthikanti et al. 2022 arXiv:2205.05198 §4.1, Table 1).
-enum class AttentionImpl { kFlash, kMaterialized };
+// (Korthikanti et al. 2022 arXiv:2205.05198 §4.1, Table 1). kFlash2: fused
+// as kFlash (same memory), in FlashAttention-2's kernel, PyTorch SDPA's
+// flash backend, which Hopper runs at a measured fraction of the fused
+// kernels' rate (ChipSpec::flash2_ratio; doc/cost-model.md §2).
+enum class AttentionImpl { kFlash, kFlash2, kMaterialized };
 
 std::string_view ScheduleName(Schedule s);
 // "gpipe, afab, 1f1b, ..., dualpipev": every CLI name of a pipelined schedule.

@@ -107,6 +107,11 @@ struct ChipSpec {
   // FP8 GEMM plateau as a fraction of the BF16 one (measured FP8 and BF16
   // MAMF of the same chip); 1 where FP8 runs on the BF16 path.
   double gemm_fp8_ratio = 1.0;
+  // FlashAttention-2's attention rate over the fused attention kernels'
+  // (cuDNN, FlashAttention-3) on this chip, measured; what job attention
+  // flash2 runs the attention core at. 1 where FA2 is the chip's own fused
+  // kernel (Ampere) or no measurement exists.
+  double flash2_ratio = 1.0;
   // GEMM width (smallest non-token dimension, after tp/etp division) at
   // which half of the plateau is reached; 0 = no width penalty.
   double gemm_half_width = 0;

@@ -70,8 +70,9 @@ constexpr std::array<std::pair<std::string_view, TorusMapping>, 2> kTorusMapping
     {"compact", TorusMapping::kCompact},
 }};
 
-constexpr std::array<std::pair<std::string_view, AttentionImpl>, 2> kAttention = {{
+constexpr std::array<std::pair<std::string_view, AttentionImpl>, 3> kAttention = {{
     {"flash", AttentionImpl::kFlash},
+    {"flash2", AttentionImpl::kFlash2},
     {"materialized", AttentionImpl::kMaterialized},
 }};
 

@@ -113,7 +113,7 @@ ModelWork BuildModelWork(const ModelSpec& model, int64_t seq_len,
 ActivationOptions ActivationOptionsOf(const JobSpec& job) {
   ActivationOptions o;
   o.dropout = job.dropout;
-  o.flash_attention = job.attention == AttentionImpl::kFlash;
+  o.flash_attention = job.attention != AttentionImpl::kMaterialized;
   o.moe_probs_in_activation = job.moe_probs_in_activation;
   o.eager_autograd = job.eager_autograd;
   o.unfused_loss = !job.fused_cross_entropy && !job.compiled_loss;

@@ -157,19 +157,21 @@ Status ApplyCalibration(ChipSpec& chip, bool own_entry) {
   const Node root(*doc, std::string(kCalibrationFile), "");
   OCCAM_ASSIGN_OR_RETURN(Node gemm, root.Object("gemm"));
   auto apply = [&chip](const Node& entry) -> Status {
-    OCCAM_RETURN_IF_ERROR(entry.CheckKeys(
-        {"efficiency", "efficiency_source", "half_tokens", "half_tokens_source", "fp8_ratio",
-         "fp8_ratio_source", "half_width", "half_width_source", "moe_dispatch_host_ms",
-         "moe_dispatch_host_ms_source", "measured_plateau", "measured_plateau_source"}));
+    OCCAM_RETURN_IF_ERROR(
+        entry.CheckKeys({"efficiency", "efficiency_source", "half_tokens", "half_tokens_source",
+                         "fp8_ratio", "fp8_ratio_source", "half_width", "half_width_source",
+                         "moe_dispatch_host_ms", "moe_dispatch_host_ms_source", "measured_plateau",
+                         "measured_plateau_source", "flash2_ratio", "flash2_ratio_source"}));
     if (entry.Has("efficiency") != entry.Has("efficiency_source") ||
         entry.Has("half_tokens") != entry.Has("half_tokens_source") ||
         entry.Has("fp8_ratio") != entry.Has("fp8_ratio_source") ||
         entry.Has("half_width") != entry.Has("half_width_source") ||
         entry.Has("moe_dispatch_host_ms") != entry.Has("moe_dispatch_host_ms_source") ||
-        entry.Has("measured_plateau") != entry.Has("measured_plateau_source")) {
+        entry.Has("measured_plateau") != entry.Has("measured_plateau_source") ||
+        entry.Has("flash2_ratio") != entry.Has("flash2_ratio_source")) {
       return entry.Error("efficiency",
-                         "efficiency, half_tokens, half_width, fp8_ratio, moe_dispatch_host_ms and "
-                         "measured_plateau each need a *_source");
+                         "efficiency, half_tokens, half_width, fp8_ratio, moe_dispatch_host_ms, "
+                         "measured_plateau and flash2_ratio each need a *_source");
     }
     OCCAM_ASSIGN_OR_RETURN(chip.gemm_efficiency, entry.Number("efficiency", chip.gemm_efficiency));
     OCCAM_ASSIGN_OR_RETURN(chip.gemm_half_tokens,
@@ -179,6 +181,11 @@ Status ApplyCalibration(ChipSpec& chip, bool own_entry) {
     OCCAM_ASSIGN_OR_RETURN(chip.gemm_fp8_ratio, entry.Number("fp8_ratio", chip.gemm_fp8_ratio));
     if (!(chip.gemm_fp8_ratio > 0 && chip.gemm_fp8_ratio <= 1)) {
       return entry.Error("fp8_ratio", "must be in (0, 1] (FP8 plateau / BF16 plateau)");
+    }
+    OCCAM_ASSIGN_OR_RETURN(chip.flash2_ratio, entry.Number("flash2_ratio", chip.flash2_ratio));
+    if (!(chip.flash2_ratio > 0 && chip.flash2_ratio <= 1)) {
+      return entry.Error("flash2_ratio",
+                         "must be in (0, 1] (FlashAttention-2 rate / fused attention rate)");
     }
     OCCAM_ASSIGN_OR_RETURN(double host_ms,
                            entry.Number("moe_dispatch_host_ms", chip.moe_dispatch_host_s * 1e3));

@@ -249,7 +249,7 @@ Result<JobSpec> ParseJob(std::string_view text, std::string_view origin) {
   OCCAM_ASSIGN_OR_RETURN(std::string attention, n.String("attention", "flash"));
   auto a = ParseAttentionImplName(attention);
   if (!a)
-    return n.Error("attention", "must be flash or materialized (got " + Echo(attention) + ")");
+    return n.Error("attention", "must be flash, flash2 or materialized (got " + Echo(attention) + ")");
   job.attention = *a;
   OCCAM_ASSIGN_OR_RETURN(job.dropout, n.Bool("dropout", false));
   OCCAM_ASSIGN_OR_RETURN(job.overlap_grad_reduce, n.Bool("overlap_grad_reduce", true));

@@ -210,10 +210,16 @@ void AddAssumptions(Estimate& e, const StepModel::Impl& impl, const PlanSpec& pl
         OffloadModulesName(plan.offload_modules),
         impl.cluster.chip.host_link_bandwidth.value() / 1e9));
   }
-  a.push_back(impl.job.attention == AttentionImpl::kFlash
-                  ? "attention: FlashAttention (scores recomputed, not stored, causal blocks "
-                    "skipped)"
-                  : "attention: materialized score matrix (full s x s per head, written to HBM)");
+  if (impl.job.attention == AttentionImpl::kMaterialized) {
+    a.push_back("attention: materialized score matrix (full s x s per head, written to HBM)");
+  } else if (impl.job.attention == AttentionImpl::kFlash2) {
+    a.push_back(fmt::format(
+        "attention: FlashAttention-2's kernel (PyTorch SDPA's flash backend; scores recomputed, "
+        "not stored, causal blocks skipped) at {:.2f} of the fused kernels' rate on this chip",
+        impl.cluster.chip.flash2_ratio));
+  } else {
+    a.push_back("attention: FlashAttention (scores recomputed, not stored, causal blocks skipped)");
+  }
   a.push_back(impl.job.dropout ? "dropout: attention and hidden dropout (masks stored)"
                                : "dropout: none");
   if (impl.model.moe && plan.ep > 1 && impl.cluster.chip.moe_dispatch_host_s > 0) {

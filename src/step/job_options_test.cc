@@ -285,6 +285,37 @@ TEST(JobOptions, Zero3OnTheComputeStreamIsAllExposed) {
   }
 }
 
+TEST(JobOptions, FlashAttention2RunsTheAttentionCoreAtTheChipsRatio) {
+  // attention flash2 divides the attention core's time by the chip's
+  // flash2_ratio and changes nothing else: the step grows by core x (1/r - 1),
+  // three times as much at r = 1/4 as at r = 1/2, not at all at r = 1; the
+  // memory is FlashAttention's.
+  const ModelSpec m = testing::Llama(2, 4096, 32, 14336);
+  JobSpec job;
+  job.seq_len = 8192;
+  job.global_batch_seqs = 8;
+  auto estimate = [&](AttentionImpl a, double ratio) {
+    ClusterSpec cluster = testing::H100Cluster(8);
+    cluster.chip.flash2_ratio = ratio;
+    JobSpec j = job;
+    j.attention = a;
+    auto e = EstimateStep(m, cluster, j, *ParsePlan("tp=1,pp=1,dp=8,zero=1,mbs=1,recompute=none"));
+    EXPECT_TRUE(e.ok()) << e.status().message();
+    return e.ok() ? *e : Estimate{};
+  };
+  const Estimate fused = estimate(AttentionImpl::kFlash, 0.5);
+  const double half =
+      estimate(AttentionImpl::kFlash2, 0.5).step_time.value() - fused.step_time.value();
+  const double quarter =
+      estimate(AttentionImpl::kFlash2, 0.25).step_time.value() - fused.step_time.value();
+  EXPECT_GT(half, 0.0);
+  EXPECT_NEAR(quarter, 3 * half, 1e-9 * quarter);
+  EXPECT_DOUBLE_EQ(estimate(AttentionImpl::kFlash2, 1.0).step_time.value(),
+                   fused.step_time.value());
+  EXPECT_DOUBLE_EQ(estimate(AttentionImpl::kFlash2, 0.5).memory.total().value(),
+                   fused.memory.total().value());
+}
+
 TEST(JobOptions, AnEagerUnfusedLossPaysItsPassesOverTheLogits) {
   // PyTorch's cross_entropy on pred.float(), eager: 48 B per logit over the
   // forward and backward (the fp32 copy, log_softmax's three reads and a

@@ -49,8 +49,12 @@ Compute BlockCompute(const PlanContext& c, const BlockWork& b) {
   };
   Compute x;
   x.proj = gemm(b.attn_proj, t, tp, tp, b.attn_proj.weights / tp, t, prec);
-  // Attention core stays in BF16 (DeepSeek-V3 §3.3.1 keeps it out of FP8).
-  const Seconds core = gemm(b.attn_core, t, tp, 1, 0, t, Precision::kBf16);
+  // Attention core stays in BF16 (DeepSeek-V3 §3.3.1 keeps it out of FP8);
+  // FlashAttention-2's kernel runs it at the chip's measured fraction of the
+  // fused kernels' rate (ChipSpec::flash2_ratio).
+  const double fa2 =
+      c.job->attention == AttentionImpl::kFlash2 ? c.cluster->chip.flash2_ratio : 1.0;
+  const Seconds core = gemm(b.attn_core, t, tp, 1, 0, t, Precision::kBf16) / fa2;
   // Backward: 2x the forward matmuls (FlashAttention-2 §3.1.2); a
   // materialised score matrix adds its HBM passes (blocks.cc).
   x.core = core + MemoryBoundTime(c.cluster->chip, t * b.score_bytes_fwd / tp);

@@ -249,6 +249,26 @@ std::optional<int> RunMonth(const PublishedRun& run) {
   return year * 12 + month - 1;
 }
 
+// torchtitan's attention is PyTorch's scaled_dot_product_attention
+// (models/llama/model.py at the benchmark commit 9dec370). Its cuDNN backend
+// was made opt-in after the 2.5 release (pytorch/pytorch#138522, 2024-10)
+// and the default again only for 2.9 on Hopper and Blackwell
+// (pytorch/pytorch#162073, merged 2025-09-04): a torchtitan run dated before
+// September 2025 ran SDPA's flash backend, FlashAttention-2 (JobSpec
+// attention flash2). Undated runs keep the fused kernel.
+void SetDatedTorchtitanAttention(const PublishedRun& run, JobSpec* job,
+                                 std::vector<std::pair<std::string, std::string>>* filled) {
+  if (!Has(Lower(run.source), "torchtitan") || job->attention != AttentionImpl::kFlash) return;
+  constexpr int kCudnnSdpaDefault = 2025 * 12 + 8;  // 2025-09
+  const std::optional<int> month = RunMonth(run);
+  if (!month || *month >= kCudnnSdpaDefault) return;
+  job->attention = AttentionImpl::kFlash2;
+  Fill(filled, "job.attention",
+       "flash2 (torchtitan dated " + *run.date +
+           ": scaled_dot_product_attention ran its FlashAttention-2 backend, cuDNN attention "
+           "being opt-in from pytorch/pytorch#138522 to #162073)");
+}
+
 // torchtitan under torch.compile (the run's precision states it). The
 // blocks: compiled unless the run says only the loss was; otherwise eager
 // PyTorch ops (JobSpec::eager_autograd). The loss: torchtitan's train.py
@@ -311,6 +331,7 @@ void SetStatedJobSettings(const PublishedRun& run, JobSpec* job,
     job->torch_pipelining = true;
   }
   SetStatedTorchtitanCompile(run, job, filled);
+  SetDatedTorchtitanAttention(run, job, filled);
   SetStatedLossChunks(text, job, filled);
   SetStatedStatePrecision(run, job, filled);
   SetDeepSpeedGradients(run, job, filled);

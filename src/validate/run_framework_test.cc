@@ -68,6 +68,30 @@ TEST(RunFramework, AttentionKernelFollowsTheDateAndDropoutTheFramework) {
   EXPECT_EQ(undated->job.attention, AttentionImpl::kFlash);
 }
 
+TEST(RunFramework, TorchtitanBeforePyTorch29RanFlashAttention2) {
+  // SDPA's cuDNN backend was opt-in from October 2024 until PyTorch 2.9's
+  // default of September 2025: the December 2024 benchmark ran
+  // FlashAttention-2; the same run dated after it, the fused kernel.
+  const PublishedRun base = BundledRun("torchtitan_l31_8b_fsdp_8gpu_bf16");
+  auto dec2024 = BuildRunSetup(base);
+  ASSERT_TRUE(dec2024.ok()) << dec2024.status().message();
+  EXPECT_EQ(dec2024->job.attention, AttentionImpl::kFlash2);
+  EXPECT_TRUE(HasFilled(dec2024->filled, "job.attention"));
+  for (const char* date : {"2025-09", "2026-01"}) {
+    PublishedRun later = base;
+    later.date = date;
+    auto now = BuildRunSetup(later);
+    ASSERT_TRUE(now.ok()) << now.status().message();
+    EXPECT_EQ(now->job.attention, AttentionImpl::kFlash) << date;
+    EXPECT_FALSE(HasFilled(now->filled, "job.attention")) << date;
+  }
+  // Megatron-family runs of the same time run Transformer Engine's fused
+  // (cuDNN) attention.
+  auto te = BuildRunSetup(BundledRun("dgxc_gpt3_175b_bf16_128gpu"));
+  ASSERT_TRUE(te.ok());
+  EXPECT_EQ(te->job.attention, AttentionImpl::kFlash);
+}
+
 TEST(RunFramework, DeepSpeedZero3Of2021IssuesPerTensorCollectivesOnTheComputeStream) {
   // A run whose ZeRO is DeepSpeed's, dated up to 2021: one collective per
   // parameter tensor, overlap_comm false.

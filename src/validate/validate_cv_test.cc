@@ -150,8 +150,11 @@ TEST(CrossValidation, HeldOutMeasurementsDoNotReachTheirOwnPredictions) {
 // The LM head 16-bit under FP8 training: 7.69% / 29.08% (MoE 11.2% -> 9.0%).
 // torchtitan's eager cross entropy charged its passes over the logits:
 // 7.69% / 29.02%.
+// Lowered when the torchtitan runs of before PyTorch 2.9 ran SDPA's
+// FlashAttention-2 (0.522 of the fused kernels' rate on an H100): 7.69% /
+// 27.27%.
 constexpr double kMaxOosMedian = 0.079;
-constexpr double kMaxOosP90 = 0.291;
+constexpr double kMaxOosP90 = 0.273;
 
 TEST(CrossValidation, OutOfSampleGateAndTheVerdictsErrorBand) {
   auto runs = BundledRuns();

@@ -55,8 +55,11 @@ namespace {
 // The LM head 16-bit under FP8 training, as every framework runs it (the
 // catalog's h100 row was fitted with it in FP8): 6.35% / 28.38%; and the
 // MoE router 16-bit under FP8 as well: 6.42% / 28.38%.
+// Lowered when the torchtitan runs of before PyTorch 2.9 ran SDPA's
+// FlashAttention-2 at the H100's measured 0.522 of the fused kernels' rate:
+// 6.35% / 25.90%.
 constexpr double kMaxMedianError = 0.065;
-constexpr double kMaxP90Error = 0.284;
+constexpr double kMaxP90Error = 0.26;
 constexpr double kMaxKorthikantiMeanError = 0.0365;  // the acceptance bound
 constexpr int64_t kMaxSkipped = 3;
 // Throughput runs whose layout occam's memory model judges not to fit though
