@@ -223,8 +223,11 @@ Seconds MemoryBoundTime(const ChipSpec& chip, double bytes);
 // input (forward) and output gradient (backward), reading 2 B and writing the
 // FP8 copy and its transpose, 4 B per element: 4 * io bytes per token
 // (GemmWork::io = k + n per matmul). Routed copies count top_k * lambda per
-// token. The 16-bit router is not cast.
-double Fp8CastBytes(const BlockWork& block, double tokens, int64_t tp, int64_t etp, double lambda);
+// token. The 16-bit router is not cast. `per_element`: the bytes one cast
+// moves per element (4 for Transformer Engine; 5 with dynamic scaling's amax
+// read, JobSpec::fp8_dynamic_scaling).
+double Fp8CastBytes(const BlockWork& block, double tokens, int64_t tp, int64_t etp, double lambda,
+                    double per_element = 4.0);
 
 // ------------------------------------------------------------- memory ---
 

@@ -207,6 +207,16 @@ struct JobSpec {
   // head in its original precision (arXiv:2412.19437 §3.3.1). Job key
   // fp8_output_proj.
   bool fp8_output_proj = false;
+  // FP8 casts take the tensor's amax first (dynamic tensorwise scaling:
+  // torchao's Float8Linear, torchtitan's float8 default at 9dec370,
+  // scaling_type_* = "dynamic"): every cast reads its 16-bit input once more
+  // (hp_tensor_to_float8_dynamic, tensor_to_amax) and writes one FP8 copy,
+  // 2 + 2 + 1 = 5 B per element against Transformer Engine's 4; and the
+  // 16-bit weights, gathered in 16 bits without float8 all-gather
+  // (enable_fsdp_float8_all_gather false), are cast on every forward
+  // (cast_weight_to_float8_t) instead of being kept in FP8. Job key
+  // fp8_dynamic_scaling.
+  bool fp8_dynamic_scaling = false;
   // The unfused loss runs under torch.compile (torchtitan's
   // build_cross_entropy_loss compiles it when training.compile is set,
   // components/loss.py since April 2025): Inductor fuses the fp32 cast,

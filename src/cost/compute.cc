@@ -36,12 +36,14 @@ Seconds MemoryBoundTime(const ChipSpec& chip, double bytes) {
   return Seconds(bytes / chip.hbm_bandwidth.value());
 }
 
-double Fp8CastBytes(const BlockWork& block, double tokens, int64_t tp, int64_t etp, double lambda) {
+double Fp8CastBytes(const BlockWork& block, double tokens, int64_t tp, int64_t etp, double lambda,
+                    double per_element) {
   // FP8 GEMMs read FP8 operands (Micikevicius et al. 2022 arXiv:2209.05433
   // §2; NVIDIA Transformer Engine FP8 primer): the cast is a separate
   // memory-bound pass, 2 B read + 1 B FP8 copy + 1 B transposed copy (Hopper
-  // FP8 GEMMs: cuBLASLt takes FP8 only in the TN layout) per element.
-  constexpr double kCastBytes = kBf16Bytes + 2 * kFp8Bytes;
+  // FP8 GEMMs: cuBLASLt takes FP8 only in the TN layout) per element
+  // (`per_element` = 4; 5 where an amax read comes first).
+  const double kCastBytes = per_element;
   const double t = static_cast<double>(tp > 0 ? tp : 1);
   const double e = static_cast<double>(etp > 0 ? etp : 1);
   double elems = tokens * (block.attn_proj.io + block.mlp.io) / t;

@@ -202,6 +202,7 @@ Result<JobSpec> ParseJob(std::string_view text, std::string_view origin) {
                                      "tp_comm_overlap",
                                      "fused_cross_entropy",
                                      "fp8_output_proj",
+                                     "fp8_dynamic_scaling",
                                      "compiled_loss",
                                      "torch_pipelining",
                                      "eager_autograd",
@@ -249,13 +250,15 @@ Result<JobSpec> ParseJob(std::string_view text, std::string_view origin) {
   OCCAM_ASSIGN_OR_RETURN(std::string attention, n.String("attention", "flash"));
   auto a = ParseAttentionImplName(attention);
   if (!a)
-    return n.Error("attention", "must be flash, flash2 or materialized (got " + Echo(attention) + ")");
+    return n.Error("attention",
+                   "must be flash, flash2 or materialized (got " + Echo(attention) + ")");
   job.attention = *a;
   OCCAM_ASSIGN_OR_RETURN(job.dropout, n.Bool("dropout", false));
   OCCAM_ASSIGN_OR_RETURN(job.overlap_grad_reduce, n.Bool("overlap_grad_reduce", true));
   OCCAM_ASSIGN_OR_RETURN(job.tp_comm_overlap, n.Bool("tp_comm_overlap", false));
   OCCAM_ASSIGN_OR_RETURN(job.fused_cross_entropy, n.Bool("fused_cross_entropy", true));
   OCCAM_ASSIGN_OR_RETURN(job.fp8_output_proj, n.Bool("fp8_output_proj", false));
+  OCCAM_ASSIGN_OR_RETURN(job.fp8_dynamic_scaling, n.Bool("fp8_dynamic_scaling", false));
   OCCAM_ASSIGN_OR_RETURN(job.compiled_loss, n.Bool("compiled_loss", false));
   OCCAM_ASSIGN_OR_RETURN(job.torch_pipelining, n.Bool("torch_pipelining", false));
   OCCAM_ASSIGN_OR_RETURN(job.eager_autograd, n.Bool("eager_autograd", false));

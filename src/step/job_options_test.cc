@@ -316,6 +316,37 @@ TEST(JobOptions, FlashAttention2RunsTheAttentionCoreAtTheChipsRatio) {
                    fused.memory.total().value());
 }
 
+TEST(JobOptions, DynamicFp8ScalingReadsEachCastTwiceAndCastsTheWeights) {
+  // torchao's dynamic tensorwise scaling: each activation or gradient cast
+  // reads its input once more for the amax (5 B per element against
+  // Transformer Engine's 4), and each forward casts the device's 16-bit
+  // weights (amax, read, FP8 write: 5 B per weight). Memory-bound at the
+  // chip's HBM rate, per layer and micro-batch.
+  const ModelSpec m = testing::Llama(2, 4096, 32, 14336);
+  const ClusterSpec cluster = testing::H100Cluster(8);
+  JobSpec job;
+  job.seq_len = 4096;
+  job.global_batch_seqs = 16;  // 2 micro-batches of 1 sequence per rank
+  job.precision = Precision::kFp8;
+  auto step = [&](bool dynamic) {
+    JobSpec j = job;
+    j.fp8_dynamic_scaling = dynamic;
+    auto e = EstimateStep(m, cluster, j, *ParsePlan("tp=1,pp=1,dp=8,zero=1,mbs=1,recompute=none"));
+    EXPECT_TRUE(e.ok()) << e.status().message();
+    return e.ok() ? e->step_time.value() : 0.0;
+  };
+  const BlockWork b = BuildModelWork(m, 4096).dense;
+  const double tokens = 4096, bw = cluster.chip.hbm_bandwidth.value();
+  const double per_micro_batch =
+      (Fp8CastBytes(b, tokens, 1, 1, 1.0, 5.0) - Fp8CastBytes(b, tokens, 1, 1, 1.0, 4.0)) / bw +
+      5.0 * (b.attn_proj.weights + b.mlp.weights) / bw;
+  const double expected = 2 /* layers */ * 2 /* micro-batches */ * per_micro_batch;
+  EXPECT_NEAR(step(true) - step(false), expected, 1e-6 * expected);
+  // Under BF16 the option reads nothing.
+  job.precision = Precision::kBf16;
+  EXPECT_DOUBLE_EQ(step(true), step(false));
+}
+
 TEST(JobOptions, AnEagerUnfusedLossPaysItsPassesOverTheLogits) {
   // PyTorch's cross_entropy on pred.float(), eager: 48 B per logit over the
   // forward and backward (the fp32 copy, log_softmax's three reads and a

@@ -30,6 +30,7 @@ struct Compute {
   Seconds shared;        // the shared experts' matmuls (part of dense), forward
   Seconds core, core_b;  // attention core, forward and backward (input gradients)
   Seconds cast;          // FP8 casts of GEMM inputs (forward) and output gradients (backward)
+  Seconds weight_cast;   // dynamic scaling: the 16-bit weights cast on every forward
 };
 
 // Two-batch overlap runs a MoE block's matmuls on each half of the
@@ -81,7 +82,18 @@ Compute BlockCompute(const PlanContext& c, const BlockWork& b) {
   if (prec == Precision::kFp8) {
     // FP8 GEMMs read FP8 copies of their inputs and output gradients: a
     // memory-bound cast, half in each pass (doc/cost-model.md §2).
-    x.cast = MemoryBoundTime(c.cluster->chip, Fp8CastBytes(b, t, p.tp, p.etp, c.lambda));
+    const bool dynamic = c.job->fp8_dynamic_scaling;
+    x.cast = MemoryBoundTime(c.cluster->chip,
+                             Fp8CastBytes(b, t, p.tp, p.etp, c.lambda, dynamic ? 5.0 : 4.0));
+    if (dynamic) {
+      // amax read, cast read, FP8 write of each matrix the device holds
+      // (JobSpec::fp8_dynamic_scaling); the router stays 16-bit.
+      const double weights =
+          (b.attn_proj.weights + b.mlp.weights) / tp +
+          (b.top_k > 0 ? static_cast<double>(b.params_expert) / static_cast<double>(p.ep * p.etp)
+                       : 0.0);
+      x.weight_cast = MemoryBoundTime(c.cluster->chip, 5.0 * weights);
+    }
   }
   return x;
 }
@@ -531,7 +543,7 @@ Seg BlockSeg(const PlanContext& c, const BlockWork& b, bool moe) {
   const Compute x = BlockCompute(c, b);
   Seg s;
   const Seconds matmul = x.proj + x.dense + x.expert;
-  s.cf = matmul + x.core + x.ew + 0.5 * x.cast;
+  s.cf = matmul + x.core + x.ew + 0.5 * x.cast + x.weight_cast;
   // Input gradient: one matmul pass + attention core backward + element-wise
   // backward (~2x); weight gradient: one matmul pass.
   s.cb = matmul + x.core_b + 2 * x.ew + 0.5 * x.cast;

@@ -269,6 +269,19 @@ void SetDatedTorchtitanAttention(const PublishedRun& run, JobSpec* job,
            "being opt-in from pytorch/pytorch#138522 to #162073)");
 }
 
+// torchtitan's Float8 training (torchao's Float8Linear) scales dynamically
+// by default: config_manager.py at 9dec370 sets --float8.scaling_type_input,
+// _weight and _grad_output to "dynamic" and leaves
+// --float8.enable_fsdp_float8_all_gather off (JobSpec::fp8_dynamic_scaling).
+void SetTorchtitanFloat8(const PublishedRun& run, JobSpec* job,
+                         std::vector<std::pair<std::string, std::string>>* filled) {
+  if (!Has(Lower(run.source), "torchtitan") || job->precision != Precision::kFp8) return;
+  job->fp8_dynamic_scaling = true;
+  Fill(filled, "job.fp8_dynamic_scaling",
+       "true (torchtitan's float8 defaults: dynamic scaling of input, weight and gradient, "
+       "16-bit FSDP all-gather; config_manager.py at 9dec370)");
+}
+
 // torchtitan under torch.compile (the run's precision states it). The
 // blocks: compiled unless the run says only the loss was; otherwise eager
 // PyTorch ops (JobSpec::eager_autograd). The loss: torchtitan's train.py
@@ -332,6 +345,7 @@ void SetStatedJobSettings(const PublishedRun& run, JobSpec* job,
   }
   SetStatedTorchtitanCompile(run, job, filled);
   SetDatedTorchtitanAttention(run, job, filled);
+  SetTorchtitanFloat8(run, job, filled);
   SetStatedLossChunks(text, job, filled);
   SetStatedStatePrecision(run, job, filled);
   SetDeepSpeedGradients(run, job, filled);

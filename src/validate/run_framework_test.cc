@@ -92,6 +92,21 @@ TEST(RunFramework, TorchtitanBeforePyTorch29RanFlashAttention2) {
   EXPECT_EQ(te->job.attention, AttentionImpl::kFlash);
 }
 
+TEST(RunFramework, TorchtitanFloat8ScalesDynamically) {
+  // torchtitan's float8 defaults (config_manager.py at 9dec370): dynamic
+  // scaling, 16-bit FSDP all-gather. Its BF16 runs and the Megatron-family
+  // FP8 runs keep Transformer Engine's casts.
+  auto fp8 = BuildRunSetup(BundledRun("torchtitan_l31_8b_fsdp_compile_fp8_8gpu"));
+  ASSERT_TRUE(fp8.ok()) << fp8.status().message();
+  EXPECT_TRUE(fp8->job.fp8_dynamic_scaling);
+  EXPECT_TRUE(HasFilled(fp8->filled, "job.fp8_dynamic_scaling"));
+  for (const char* id : {"torchtitan_l31_8b_fsdp_8gpu_bf16", "dgxc_gpt3_175b_fp8_128gpu"}) {
+    auto other = BuildRunSetup(BundledRun(id));
+    ASSERT_TRUE(other.ok()) << id;
+    EXPECT_FALSE(other->job.fp8_dynamic_scaling) << id;
+  }
+}
+
 TEST(RunFramework, DeepSpeedZero3Of2021IssuesPerTensorCollectivesOnTheComputeStream) {
   // A run whose ZeRO is DeepSpeed's, dated up to 2021: one collective per
   // parameter tensor, overlap_comm false.

@@ -153,8 +153,10 @@ TEST(CrossValidation, HeldOutMeasurementsDoNotReachTheirOwnPredictions) {
 // Lowered when the torchtitan runs of before PyTorch 2.9 ran SDPA's
 // FlashAttention-2 (0.522 of the fused kernels' rate on an H100): 7.69% /
 // 27.27%.
+// torchtitan's Float8 costed as torchao's dynamic scaling (an amax read per
+// cast, the weights cast on every forward): 7.69% / 26.26%.
 constexpr double kMaxOosMedian = 0.079;
-constexpr double kMaxOosP90 = 0.273;
+constexpr double kMaxOosP90 = 0.263;
 
 TEST(CrossValidation, OutOfSampleGateAndTheVerdictsErrorBand) {
   auto runs = BundledRuns();
