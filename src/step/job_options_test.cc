@@ -285,6 +285,14 @@ TEST(JobOptions, Zero3OnTheComputeStreamIsAllExposed) {
   }
 }
 
+// Step time (s) of `m` on `cluster` under `job` with data parallelism
+// alone over 8 ranks, one sequence per micro-batch, no recompute.
+double Dp8Step(const ModelSpec& m, const ClusterSpec& cluster, const JobSpec& job) {
+  auto e = EstimateStep(m, cluster, job, *ParsePlan("tp=1,pp=1,dp=8,zero=1,mbs=1,recompute=none"));
+  EXPECT_TRUE(e.ok()) << e.status().message();
+  return e.ok() ? e->step_time.value() : 0.0;
+}
+
 TEST(JobOptions, FlashAttention2RunsTheAttentionCoreAtTheChipsRatio) {
   // attention flash2 divides the attention core's time by the chip's
   // flash2_ratio and changes nothing else: the step grows by core x (1/r - 1),
@@ -331,9 +339,7 @@ TEST(JobOptions, DynamicFp8ScalingReadsEachCastTwiceAndCastsTheWeights) {
   auto step = [&](bool dynamic) {
     JobSpec j = job;
     j.fp8_dynamic_scaling = dynamic;
-    auto e = EstimateStep(m, cluster, j, *ParsePlan("tp=1,pp=1,dp=8,zero=1,mbs=1,recompute=none"));
-    EXPECT_TRUE(e.ok()) << e.status().message();
-    return e.ok() ? e->step_time.value() : 0.0;
+    return Dp8Step(m, cluster, j);
   };
   const BlockWork b = BuildModelWork(m, 4096).dense;
   const double tokens = 4096, bw = cluster.chip.hbm_bandwidth.value();
@@ -362,9 +368,7 @@ TEST(JobOptions, AnEagerUnfusedLossPaysItsPassesOverTheLogits) {
     JobSpec j = job;
     j.fused_cross_entropy = fused;
     j.compiled_loss = compiled;
-    auto e = EstimateStep(m, cluster, j, *ParsePlan("tp=1,pp=1,dp=8,zero=1,mbs=1,recompute=none"));
-    EXPECT_TRUE(e.ok()) << e.status().message();
-    return e.ok() ? e->step_time.value() : 0.0;
+    return Dp8Step(m, cluster, j);
   };
   const double tokens = 2.0 * 4096;  // per rank and step
   const double extra =
@@ -387,10 +391,7 @@ TEST(JobOptions, Fp8TrainingKeepsTheHeadIn16Bit) {
     job.global_batch_seqs = 8;
     job.precision = precision;
     job.fp8_output_proj = fp8_head;
-    auto e = EstimateStep(m, testing::H100Cluster(8), job,
-                          *ParsePlan("tp=1,pp=1,dp=8,zero=1,mbs=1,recompute=none"));
-    EXPECT_TRUE(e.ok()) << e.status().message();
-    return e.ok() ? e->step_time.value() : 0.0;
+    return Dp8Step(m, testing::H100Cluster(8), job);
   };
   const double bf16 = step(256000, Precision::kBf16, false) - step(128000, Precision::kBf16, false);
   const double fp8 = step(256000, Precision::kFp8, false) - step(128000, Precision::kFp8, false);
