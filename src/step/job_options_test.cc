@@ -286,9 +286,11 @@ TEST(JobOptions, Zero3OnTheComputeStreamIsAllExposed) {
 }
 
 // Step time (s) of `m` on `cluster` under `job` with data parallelism
-// alone over 8 ranks, one sequence per micro-batch, no recompute.
-double Dp8Step(const ModelSpec& m, const ClusterSpec& cluster, const JobSpec& job) {
-  auto e = EstimateStep(m, cluster, job, *ParsePlan("tp=1,pp=1,dp=8,zero=1,mbs=1,recompute=none"));
+// alone over 8 ranks, one sequence per micro-batch, `recompute` policy.
+double Dp8Step(const ModelSpec& m, const ClusterSpec& cluster, const JobSpec& job,
+               const std::string& recompute = "none") {
+  auto e = EstimateStep(m, cluster, job,
+                        *ParsePlan("tp=1,pp=1,dp=8,zero=1,mbs=1,recompute=" + recompute));
   EXPECT_TRUE(e.ok()) << e.status().message();
   return e.ok() ? e->step_time.value() : 0.0;
 }
@@ -348,6 +350,20 @@ TEST(JobOptions, DynamicFp8ScalingReadsEachCastTwiceAndCastsTheWeights) {
       5.0 * (b.attn_proj.weights + b.mlp.weights) / bw;
   const double expected = 2 /* layers */ * 2 /* micro-batches */ * per_micro_batch;
   EXPECT_NEAR(step(true) - step(false), expected, 1e-6 * expected);
+  // Operator-level checkpointing saves no cast (torchtitan's save list): its
+  // backward casts the forward's inputs and the weights again, at 3 of the
+  // 5 B where abs and max are saved, at all 4 B of a Transformer Engine cast.
+  auto op_sac = [&](bool dynamic) {
+    JobSpec j = job;
+    j.fp8_dynamic_scaling = dynamic;
+    return Dp8Step(m, cluster, j, "selective_op");
+  };
+  const double cast5 = Fp8CastBytes(b, tokens, 1, 1, 1.0, 5.0) / bw;
+  const double cast4 = Fp8CastBytes(b, tokens, 1, 1, 1.0, 4.0) / bw;
+  const double weights5 = 5.0 * (b.attn_proj.weights + b.mlp.weights) / bw;
+  const double recast = 0.6 * (0.5 * cast5 + weights5) - 0.5 * cast4;
+  const double expected_sac = 2 * 2 * (per_micro_batch + recast);
+  EXPECT_NEAR(op_sac(true) - op_sac(false), expected_sac, 1e-6 * expected_sac);
   // Under BF16 the option reads nothing.
   job.precision = Precision::kBf16;
   EXPECT_DOUBLE_EQ(step(true), step(false));

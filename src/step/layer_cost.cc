@@ -555,6 +555,12 @@ Seg BlockSeg(const PlanContext& c, const BlockWork& b, bool moe) {
   // element-wise ops (op_sac.cc OpSacKept).
   if (p.recompute == Recompute::kSelectiveOp) {
     s.cb += b.op_rerun_share * (x.proj + x.dense - x.router) + x.router + x.expert + x.ew;
+    // Its save list (torchtitan parallelize_llama.py at 9dec370: aten.mm,
+    // SDPA, reduce_scatter, abs, max) holds no FP8 cast: the re-run forward
+    // casts every matmul input and weight again, all but the amax read of
+    // dynamic scaling, whose abs and max are saved (3 of its 5 B).
+    const double recast = c.job->fp8_dynamic_scaling ? 3.0 / 5.0 : 1.0;
+    s.cb += recast * (0.5 * x.cast + x.weight_cast);
   }
   // JAX's dot-saving policies re-run the attention core, the element-wise
   // ops and the routed experts (blocks.cc DotsKept), and without the MLP's
