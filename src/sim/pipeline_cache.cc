@@ -28,7 +28,9 @@
 #include "occam/simulate.h"
 
 namespace occam {
-namespace {
+// The cache's own types, named (not anonymous) so that PipelineCache::Impl,
+// which has external linkage, may hold them.
+namespace pipeline_cache_internal {
 
 constexpr size_t kShards = 16;
 constexpr size_t kCodesPerChunk = 6;
@@ -198,7 +200,17 @@ struct Shard {
   }
 };
 
-}  // namespace
+}  // namespace pipeline_cache_internal
+
+using pipeline_cache_internal::Codes;
+using pipeline_cache_internal::Decoded;
+using pipeline_cache_internal::kShards;
+using pipeline_cache_internal::RescaledInto;
+using pipeline_cache_internal::Scale;
+using pipeline_cache_internal::ScaleOf;
+using pipeline_cache_internal::Shard;
+using pipeline_cache_internal::Slot;
+using pipeline_cache_internal::Summarize;
 
 struct PipelineCache::Impl {
   std::array<Shard, kShards> shards;

@@ -637,11 +637,15 @@ Seg EmbeddingSeg(const PlanContext& c) {
   return s;
 }
 
+namespace {
+
 // The LM head's GEMM precision: 16-bit under FP8 training unless the job
 // runs the output projection in FP8 (JobSpec::fp8_output_proj).
 Precision HeadPrecision(const JobSpec& job) {
   return job.fp8_output_proj ? job.precision : Precision::kBf16;
 }
+
+}  // namespace
 
 Seg HeadSeg(const PlanContext& c) {
   Seg s;
