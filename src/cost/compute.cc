@@ -43,12 +43,11 @@ double Fp8CastBytes(const BlockWork& block, double tokens, int64_t tp, int64_t e
   // memory-bound pass, 2 B read + 1 B FP8 copy + 1 B transposed copy (Hopper
   // FP8 GEMMs: cuBLASLt takes FP8 only in the TN layout) per element
   // (`per_element` = 4; 5 where an amax read comes first).
-  const double kCastBytes = per_element;
   const double t = static_cast<double>(tp > 0 ? tp : 1);
   const double e = static_cast<double>(etp > 0 ? etp : 1);
   double elems = tokens * (block.attn_proj.io + block.mlp.io) / t;
   elems += tokens * block.top_k / t * lambda * block.expert.io / e;
-  return kCastBytes * elems;
+  return per_element * elems;
 }
 
 }  // namespace occam

@@ -295,6 +295,24 @@ double Dp8Step(const ModelSpec& m, const ClusterSpec& cluster, const JobSpec& jo
   return e.ok() ? e->step_time.value() : 0.0;
 }
 
+// A 2-layer Llama (h 4096) on 8 H100s, 2 micro-batches of one 4096-token
+// sequence per rank; Step applies `set` to the job.
+struct SmallDp8 {
+  ModelSpec m = testing::Llama(2, 4096, 32, 14336);
+  ClusterSpec cluster = testing::H100Cluster(8);
+  JobSpec job;
+  SmallDp8() {
+    job.seq_len = 4096;
+    job.global_batch_seqs = 16;
+  }
+  template <typename Set>
+  double Step(Set set, const std::string& recompute = "none") const {
+    JobSpec j = job;
+    set(j);
+    return Dp8Step(m, cluster, j, recompute);
+  }
+};
+
 TEST(JobOptions, FlashAttention2RunsTheAttentionCoreAtTheChipsRatio) {
   // attention flash2 divides the attention core's time by the chip's
   // flash2_ratio and changes nothing else: the step grows by core x (1/r - 1),
@@ -332,41 +350,29 @@ TEST(JobOptions, DynamicFp8ScalingReadsEachCastTwiceAndCastsTheWeights) {
   // Transformer Engine's 4), and each forward casts the device's 16-bit
   // weights (amax, read, FP8 write: 5 B per weight). Memory-bound at the
   // chip's HBM rate, per layer and micro-batch.
-  const ModelSpec m = testing::Llama(2, 4096, 32, 14336);
-  const ClusterSpec cluster = testing::H100Cluster(8);
-  JobSpec job;
-  job.seq_len = 4096;
-  job.global_batch_seqs = 16;  // 2 micro-batches of 1 sequence per rank
-  job.precision = Precision::kFp8;
-  auto step = [&](bool dynamic) {
-    JobSpec j = job;
-    j.fp8_dynamic_scaling = dynamic;
-    return Dp8Step(m, cluster, j);
+  SmallDp8 c;
+  c.job.precision = Precision::kFp8;
+  auto step = [&](bool dynamic, const std::string& recompute) {
+    return c.Step([&](JobSpec& j) { j.fp8_dynamic_scaling = dynamic; }, recompute);
   };
-  const BlockWork b = BuildModelWork(m, 4096).dense;
-  const double tokens = 4096, bw = cluster.chip.hbm_bandwidth.value();
-  const double per_micro_batch =
-      (Fp8CastBytes(b, tokens, 1, 1, 1.0, 5.0) - Fp8CastBytes(b, tokens, 1, 1, 1.0, 4.0)) / bw +
-      5.0 * (b.attn_proj.weights + b.mlp.weights) / bw;
-  const double expected = 2 /* layers */ * 2 /* micro-batches */ * per_micro_batch;
-  EXPECT_NEAR(step(true) - step(false), expected, 1e-6 * expected);
-  // Operator-level checkpointing saves no cast (torchtitan's save list): its
-  // backward casts the forward's inputs and the weights again, at 3 of the
-  // 5 B where abs and max are saved, at all 4 B of a Transformer Engine cast.
-  auto op_sac = [&](bool dynamic) {
-    JobSpec j = job;
-    j.fp8_dynamic_scaling = dynamic;
-    return Dp8Step(m, cluster, j, "selective_op");
-  };
+  const BlockWork b = BuildModelWork(c.m, 4096).dense;
+  const double tokens = 4096, bw = c.cluster.chip.hbm_bandwidth.value();
   const double cast5 = Fp8CastBytes(b, tokens, 1, 1, 1.0, 5.0) / bw;
   const double cast4 = Fp8CastBytes(b, tokens, 1, 1, 1.0, 4.0) / bw;
   const double weights5 = 5.0 * (b.attn_proj.weights + b.mlp.weights) / bw;
+  const double per_micro_batch = cast5 - cast4 + weights5;
+  const double expected = 2 /* layers */ * 2 /* micro-batches */ * per_micro_batch;
+  EXPECT_NEAR(step(true, "none") - step(false, "none"), expected, 1e-6 * expected);
+  // Operator-level checkpointing saves no cast (torchtitan's save list): its
+  // backward casts the forward's inputs and the weights again, at 3 of the
+  // 5 B where abs and max are saved, at all 4 B of a Transformer Engine cast.
   const double recast = 0.6 * (0.5 * cast5 + weights5) - 0.5 * cast4;
   const double expected_sac = 2 * 2 * (per_micro_batch + recast);
-  EXPECT_NEAR(op_sac(true) - op_sac(false), expected_sac, 1e-6 * expected_sac);
+  EXPECT_NEAR(step(true, "selective_op") - step(false, "selective_op"), expected_sac,
+              1e-6 * expected_sac);
   // Under BF16 the option reads nothing.
-  job.precision = Precision::kBf16;
-  EXPECT_DOUBLE_EQ(step(true), step(false));
+  c.job.precision = Precision::kBf16;
+  EXPECT_DOUBLE_EQ(step(true, "none"), step(false, "none"));
 }
 
 TEST(JobOptions, AnEagerUnfusedLossPaysItsPassesOverTheLogits) {
@@ -375,20 +381,16 @@ TEST(JobOptions, AnEagerUnfusedLossPaysItsPassesOverTheLogits) {
   // write, nll_loss's gradient, log_softmax's backward, the cast back)
   // against the fused loss's 2 x 10; memory-bound at the chip's HBM rate,
   // on every micro-batch's tokens.
-  const ModelSpec m = testing::Llama(2, 4096, 32, 14336);
-  const ClusterSpec cluster = testing::H100Cluster(8);
-  JobSpec job;
-  job.seq_len = 4096;
-  job.global_batch_seqs = 16;  // 2 micro-batches of 1 sequence per rank
+  const SmallDp8 c;
   auto step = [&](bool fused, bool compiled) {
-    JobSpec j = job;
-    j.fused_cross_entropy = fused;
-    j.compiled_loss = compiled;
-    return Dp8Step(m, cluster, j);
+    return c.Step([&](JobSpec& j) {
+      j.fused_cross_entropy = fused;
+      j.compiled_loss = compiled;
+    });
   };
   const double tokens = 2.0 * 4096;  // per rank and step
-  const double extra =
-      (48.0 - 20.0) * static_cast<double>(m.vocab) * tokens / cluster.chip.hbm_bandwidth.value();
+  const double extra = (48.0 - 20.0) * static_cast<double>(c.m.vocab) * tokens /
+                       c.cluster.chip.hbm_bandwidth.value();
   EXPECT_NEAR(step(false, false) - step(true, false), extra, 1e-6 * extra);
   // Compiled, Inductor fuses the cast, log-softmax and NLL: the fused passes.
   EXPECT_DOUBLE_EQ(step(false, true), step(true, false));

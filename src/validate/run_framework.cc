@@ -249,6 +249,9 @@ std::optional<int> RunMonth(const PublishedRun& run) {
   return year * 12 + month - 1;
 }
 
+// A torchtitan run: its source names the repository.
+bool FromTorchtitan(const PublishedRun& run) { return Has(Lower(run.source), "torchtitan"); }
+
 // torchtitan's attention is PyTorch's scaled_dot_product_attention
 // (models/llama/model.py at the benchmark commit 9dec370). Its cuDNN backend
 // was made opt-in after the 2.5 release (pytorch/pytorch#138522, 2024-10)
@@ -258,7 +261,7 @@ std::optional<int> RunMonth(const PublishedRun& run) {
 // attention flash2). Undated runs keep the fused kernel.
 void SetDatedTorchtitanAttention(const PublishedRun& run, JobSpec* job,
                                  std::vector<std::pair<std::string, std::string>>* filled) {
-  if (!Has(Lower(run.source), "torchtitan") || job->attention != AttentionImpl::kFlash) return;
+  if (!FromTorchtitan(run) || job->attention != AttentionImpl::kFlash) return;
   constexpr int kCudnnSdpaDefault = 2025 * 12 + 8;  // 2025-09
   const std::optional<int> month = RunMonth(run);
   if (!month || *month >= kCudnnSdpaDefault) return;
@@ -275,7 +278,7 @@ void SetDatedTorchtitanAttention(const PublishedRun& run, JobSpec* job,
 // --float8.enable_fsdp_float8_all_gather off (JobSpec::fp8_dynamic_scaling).
 void SetTorchtitanFloat8(const PublishedRun& run, JobSpec* job,
                          std::vector<std::pair<std::string, std::string>>* filled) {
-  if (!Has(Lower(run.source), "torchtitan") || job->precision != Precision::kFp8) return;
+  if (!FromTorchtitan(run) || job->precision != Precision::kFp8) return;
   job->fp8_dynamic_scaling = true;
   Fill(filled, "job.fp8_dynamic_scaling",
        "true (torchtitan's float8 defaults: dynamic scaling of input, weight and gradient, "
@@ -291,7 +294,7 @@ void SetTorchtitanFloat8(const PublishedRun& run, JobSpec* job,
 // compiled where the run states so or is dated from April 2025 on.
 void SetStatedTorchtitanCompile(const PublishedRun& run, JobSpec* job,
                                 std::vector<std::pair<std::string, std::string>>* filled) {
-  if (!Has(Lower(run.source), "torchtitan")) return;
+  if (!FromTorchtitan(run)) return;
   const std::string p = Lower(run.precision.value_or(std::string()));
   const bool compile = Has(p, "torch.compile");
   const bool loss_only = Has(p, "compile of the loss");
@@ -339,7 +342,7 @@ void SetStatedJobSettings(const PublishedRun& run, JobSpec* job,
   // torchtitan computes the loss with PyTorch's cross_entropy on the fp32
   // logits (components/loss.py), not a fused kernel, and pipelines through
   // torch.distributed.pipelining (its only pipeline runtime).
-  if (Has(Lower(run.source), "torchtitan")) {
+  if (FromTorchtitan(run)) {
     job->fused_cross_entropy = false;
     job->torch_pipelining = true;
   }
