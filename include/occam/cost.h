@@ -158,10 +158,10 @@ struct ActivationOptions {
   // JobSpec::eager_autograd: the gated activation's intermediates are saved,
   // and the element-wise ops run as separate kernels.
   bool eager_autograd = false;
-  // The loss is PyTorch's cross_entropy on pred.float(), eager
-  // (JobSpec::fused_cross_entropy false, compiled_loss false): its passes
-  // over the logits run kernel by kernel (model_work.cc).
-  bool unfused_loss = false;
+  // How the loss's cross entropy runs (JobSpec::cross_entropy; an eager one
+  // under JobSpec::compiled_loss is one fused Inductor graph: kFused): its
+  // passes over the logits (model_work.cc).
+  CrossEntropyImpl cross_entropy = CrossEntropyImpl::kFused;
 };
 
 // The options a job implies (JobSpec::attention, JobSpec::dropout).

@@ -107,6 +107,17 @@ enum class TorusMapping { kLinear, kCompact };
 // kernels' rate (ChipSpec::flash2_ratio; doc/cost-model.md §2).
 enum class AttentionImpl { kFlash, kFlash2, kMaterialized };
 
+// The loss's cross entropy over the vocabulary (doc/cost-model.md §2, §3).
+// kFused: one fused kernel reads the 16-bit logits and writes the fp32
+// softmax that becomes the gradient (Megatron-Core's
+// --cross-entropy-loss-fusion, Transformer Engine's). kVocabParallel:
+// Megatron-Core's VocabParallelCrossEntropy without that flag, the
+// Megatron-LM default (megatron/core/tensor_parallel/cross_entropy.py): the
+// same tensors, in place, one PyTorch op per pass over the fp32 logits.
+// kEager: PyTorch's cross_entropy on pred.float() (torchtitan
+// components/loss.py), whose log-softmax backward holds three fp32 copies.
+enum class CrossEntropyImpl { kFused, kVocabParallel, kEager };
+
 std::string_view ScheduleName(Schedule s);
 // "gpipe, afab, 1f1b, ..., dualpipev": every CLI name of a pipelined schedule.
 std::string PipelineScheduleNames();
@@ -132,6 +143,8 @@ std::string_view EpOverlapName(EpOverlap o);
 std::optional<EpOverlap> ParseEpOverlapName(std::string_view name);
 std::string_view AttentionImplName(AttentionImpl a);
 std::optional<AttentionImpl> ParseAttentionImplName(std::string_view name);
+std::string_view CrossEntropyImplName(CrossEntropyImpl c);
+std::optional<CrossEntropyImpl> ParseCrossEntropyImplName(std::string_view name);
 
 // True when the schedule starts a backward pass before every micro-batch has
 // finished its forward pass (everything except GPipe/AFAB and kNone).

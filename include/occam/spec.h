@@ -191,12 +191,8 @@ struct JobSpec {
   double capacity_factor = 0.0;
   // Fraction of HBM kept free (allocator fragmentation, workspace).
   double memory_headroom = 0.05;
-  // The loss's cross entropy runs fused (Megatron-Core's vocab-parallel
-  // cross entropy, Transformer Engine's): its peak stays at the kept 16-bit
-  // logits + fp32 log-softmax. false: PyTorch's cross_entropy on
-  // pred.float() (torchtitan components/loss.py), whose log-softmax backward
-  // holds three fp32 copies of the logits (doc/cost-model.md §3).
-  bool fused_cross_entropy = true;
+  // The loss's cross entropy (kinds.h). Job key cross_entropy.
+  CrossEntropyImpl cross_entropy = CrossEntropyImpl::kFused;
   // Under FP8 training the LM head's projection runs in FP8 too. false (the
   // default): it stays 16-bit, as the frameworks run it — Megatron-Core's
   // output layer is its own ColumnParallelLinear outside Transformer
@@ -217,12 +213,13 @@ struct JobSpec {
   // (cast_weight_to_float8_t) instead of being kept in FP8. Job key
   // fp8_dynamic_scaling.
   bool fp8_dynamic_scaling = false;
-  // The unfused loss runs under torch.compile (torchtitan's
+  // The eager loss (cross_entropy kEager) runs under torch.compile (torchtitan's
   // build_cross_entropy_loss compiles it when training.compile is set,
   // components/loss.py since April 2025): Inductor fuses the fp32 cast,
   // log-softmax and NLL, saves only the 16-bit logits (and a per-token
   // log-sum-exp) and writes the 16-bit logit gradient in one kernel
-  // (doc/cost-model.md §3). Job key compiled_loss; no effect when fused.
+  // (doc/cost-model.md §3). Job key compiled_loss; no effect on the other
+  // cross entropies.
   bool compiled_loss = false;
   // The pipeline runs through PyTorch's torch.distributed.pipelining
   // (torchtitan): each stage keeps every micro-batch's stage output in

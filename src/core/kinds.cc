@@ -75,6 +75,11 @@ constexpr std::array<std::pair<std::string_view, AttentionImpl>, 3> kAttention =
     {"flash2", AttentionImpl::kFlash2},
     {"materialized", AttentionImpl::kMaterialized},
 }};
+constexpr std::array<std::pair<std::string_view, CrossEntropyImpl>, 3> kCrossEntropy = {{
+    {"fused", CrossEntropyImpl::kFused},
+    {"vocab_parallel", CrossEntropyImpl::kVocabParallel},
+    {"eager", CrossEntropyImpl::kEager},
+}};
 
 }  // namespace
 
@@ -115,6 +120,10 @@ std::optional<TorusMapping> ParseTorusMappingName(std::string_view n) {
 std::string_view AttentionImplName(AttentionImpl a) { return NameOf(kAttention, a); }
 std::optional<AttentionImpl> ParseAttentionImplName(std::string_view n) {
   return Lookup(kAttention, n);
+}
+std::string_view CrossEntropyImplName(CrossEntropyImpl c) { return NameOf(kCrossEntropy, c); }
+std::optional<CrossEntropyImpl> ParseCrossEntropyImplName(std::string_view n) {
+  return Lookup(kCrossEntropy, n);
 }
 
 namespace {

@@ -28,6 +28,39 @@ double CausalSpan(const AttentionSpec& attention, int64_t seq_len) {
 
 namespace {
 
+// Bytes one pass (forward or backward) of the cross entropy moves per logit,
+// the two passes averaged.
+// - Fused: the 16-bit logits read, the fp32 softmax written and read back
+//   as the gradient, (2 + 4 + 4) per pass.
+// - Megatron-Core's unfused VocabParallelCrossEntropy
+//   (megatron/core/tensor_parallel/cross_entropy.py; 2021's mpu/cross_entropy.py
+//   is the same sequence): the fp32 copy (read 2, write 4), the row max
+//   (read 4), the max subtracted in place (8), exp in place (8), the row sum
+//   (read 4), the division in place (8): 38 in the forward; in the
+//   backward, the softmax scaled by the incoming gradient in place (8) and
+//   the cast back to the 16-bit logits' gradient (read 4, write 2): 14.
+//   52 per logit, 26 per pass.
+// - PyTorch's eager cross_entropy on pred.float() (torchtitan
+//   components/loss.py) runs per V-wide row: the fp32 copy (read 2, write
+//   4), log_softmax's three reads and one write of fp32 (max, sum of exp,
+//   output: 16; aten/src/ATen/native/cuda/SoftMax.cu cunn_SoftMaxForward,
+//   rows too long for its shared-memory variant), then in the backward
+//   nll_loss's zero-filled fp32 gradient (4), log_softmax's backward (sum of
+//   the gradient, then gradient and output read and the input gradient
+//   written: 16; cunn_SoftMaxBackward) and the cast back to 16-bit (read 4,
+//   write 2): 22 + 26 = 48 per logit, 24 per pass.
+double LossPassBytes(CrossEntropyImpl impl) {
+  switch (impl) {
+    case CrossEntropyImpl::kVocabParallel:
+      return 26.0;
+    case CrossEntropyImpl::kEager:
+      return 24.0;
+    case CrossEntropyImpl::kFused:
+      break;
+  }
+  return kActivationBytes + 2 * kFp32Bytes;
+}
+
 // Active parameters of a block: routed experts count top_k of E.
 int64_t ActiveBlockParams(const BlockWork& b, const ModelSpec& model) {
   if (!model.moe || b.params_expert == 0) return b.params_dense;
@@ -86,18 +119,8 @@ ModelWork BuildModelWork(const ModelSpec& model, int64_t seq_len,
   w.head.io = h + v;
   w.head.AddShape(h, v);
   // Final norm (read + write h, 16-bit) and cross-entropy, charged once in
-  // the forward and once in the backward. Fused: logits read in 16-bit, fp32
-  // softmax written and read back as the gradient, (2 + 4 + 4) V per pass.
-  // PyTorch's eager cross_entropy on pred.float() (torchtitan
-  // components/loss.py) runs per V-wide row: the fp32 copy (read 2, write
-  // 4), log_softmax's three reads and one write of fp32 (max, sum of exp,
-  // output: 16; aten/src/ATen/native/cuda/SoftMax.cu cunn_SoftMaxForward,
-  // rows too long for its shared-memory variant), then in the backward
-  // nll_loss's zero-filled fp32 gradient (4), log_softmax's backward (sum of
-  // the gradient, then gradient and output read and the input gradient
-  // written: 16; cunn_SoftMaxBackward) and the cast back to 16-bit (read 4,
-  // write 2): 22 + 26 = 48 B per logit, 24 per pass.
-  const double loss_bytes = options.unfused_loss ? 24.0 : kActivationBytes + 2 * kFp32Bytes;
+  // the forward and once in the backward, per logit (LossPassBytes).
+  const double loss_bytes = LossPassBytes(options.cross_entropy);
   w.head_elementwise_bytes = 2 * kActivationBytes * h + loss_bytes * v;
   // Logits (16-bit) and fp32 softmax kept for the loss backward.
   w.head_act_bytes = (kActivationBytes + kFp32Bytes) * v;
@@ -116,7 +139,9 @@ ActivationOptions ActivationOptionsOf(const JobSpec& job) {
   o.flash_attention = job.attention != AttentionImpl::kMaterialized;
   o.moe_probs_in_activation = job.moe_probs_in_activation;
   o.eager_autograd = job.eager_autograd;
-  o.unfused_loss = !job.fused_cross_entropy && !job.compiled_loss;
+  o.cross_entropy = job.cross_entropy == CrossEntropyImpl::kEager && job.compiled_loss
+                        ? CrossEntropyImpl::kFused
+                        : job.cross_entropy;
   return o;
 }
 

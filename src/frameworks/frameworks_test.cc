@@ -101,6 +101,22 @@ TEST(MegatronRules, RankOrder) {
   EXPECT_TRUE(Check(Framework::kMegatron, s, Plan("tp=8,pp=2,dp=4,order=tp/cp/ep/dp/pp")).empty());
 }
 
+// Megatron-LM's loss is its vocab-parallel cross entropy: a fused job is
+// written with --cross-entropy-loss-fusion (store-true, default off), an
+// unfused one without it, and PyTorch's eager one is not expressible.
+TEST(MegatronRules, CrossEntropy) {
+  Inputs s = Make("llama-3.1-70b", "h100", 64, 4096, 64);
+  const PlanSpec p = Plan("tp=8,pp=2,dp=4");
+  EXPECT_NE(Emit(Framework::kMegatron, s, p).find("--cross-entropy-loss-fusion"),
+            std::string::npos);
+  s.job.cross_entropy = CrossEntropyImpl::kVocabParallel;
+  EXPECT_TRUE(Check(Framework::kMegatron, s, p).empty());
+  EXPECT_EQ(Emit(Framework::kMegatron, s, p).find("--cross-entropy-loss-fusion"),
+            std::string::npos);
+  s.job.cross_entropy = CrossEntropyImpl::kEager;
+  EXPECT_TRUE(Mentions(Check(Framework::kMegatron, s, p), "no eager PyTorch cross entropy"));
+}
+
 // torchtitan (parallel_dims.py): EP divides dp_shard*cp*tp. FSDP over 128:
 // 128/64 = 2 expert-FSDP ranks; HSDP replicate 2 x shard 64: 64/64 = 1;
 // replicate 128 x shard 1 (zero=0): 64 does not divide 1.

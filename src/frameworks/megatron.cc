@@ -182,6 +182,7 @@ void StepArgs(const Ctx& c, const PlanSpec& p, Args& a) {
     a.Add("--recompute-num-layers", "1");
   }
   a.Add("--bf16");
+  if (c.job.cross_entropy == CrossEntropyImpl::kFused) a.Add("--cross-entropy-loss-fusion");
   if (c.job.precision == Precision::kFp8) {
     a.Add("--fp8-format", "e4m3");
     a.Add("--fp8-recipe", IsBlackwell(c.cluster.chip) ? "mxfp8" : "blockwise");
@@ -227,6 +228,12 @@ std::vector<std::string> MegatronProblems(const Ctx& c, const PlanSpec& p) {
     out.push_back(
         "--fp8-output-proj needs the mxfp8 recipe (transformer_config.py), which Megatron-LM "
         "runs on Blackwell only; on this chip the head stays 16-bit");
+  }
+  if (c.job.cross_entropy == CrossEntropyImpl::kEager) {
+    out.push_back(
+        "Megatron-LM has no eager PyTorch cross entropy (cross_entropy=eager): its loss is the "
+        "vocab-parallel one, fused with --cross-entropy-loss-fusion or not "
+        "(language_module.py compute_language_model_loss)");
   }
   if (p.a2a_overlap == EpOverlap::kTwoBatch) {
     out.push_back(

@@ -276,6 +276,10 @@ Result<ImportedLayout> MegatronResolve(const FrameworkFile& f, const Ctx& c) {
   j.precision = Has(f, "fp8-format") ? Precision::kFp8 : Precision::kBf16;
   // TransformerConfig.fp8_output_proj (default false): the LM head in FP8.
   j.fp8_output_proj = Has(f, "fp8-output-proj");
+  // TransformerConfig.cross_entropy_loss_fusion (default false): without it
+  // the loss is VocabParallelCrossEntropy's op-by-op passes.
+  j.cross_entropy = Has(f, "cross-entropy-loss-fusion") ? CrossEntropyImpl::kFused
+                                                        : CrossEntropyImpl::kVocabParallel;
   j.overlap_grad_reduce = Has(f, "overlap-grad-reduce");
   j.tp_comm_overlap = Has(f, "tp-comm-overlap");
   OCCAM_RETURN_IF_ERROR(ResolveBalance(f, c.model, j));

@@ -50,6 +50,8 @@ const std::set<std::string>& MegatronUnderstood() {
                                           "fp8-format",
                                           "fp8-recipe",
                                           "fp8-output-proj",
+                                          "cross-entropy-loss-fusion",
+                                          "cross-entropy-fusion-impl",
                                           "num-layers",
                                           "hidden-size",
                                           "ffn-hidden-size",

@@ -84,6 +84,25 @@ TEST(ReadMegatron, Fp8FlagsReachTheJob) {
   EXPECT_FALSE(ResolveFrameworkFile(*f, *model, *h100, JobSpec{}).ok());
 }
 
+// Without --cross-entropy-loss-fusion (store-true, default off) Megatron-LM
+// runs VocabParallelCrossEntropy op by op; with it, the fused loss.
+TEST(ReadMegatron, CrossEntropyFusionFlag) {
+  auto model = CatalogModel("llama-3.1-70b");
+  auto h100 = CatalogCluster("h100", 64);
+  ASSERT_TRUE(model.ok() && h100.ok());
+  auto job = [&](const std::string& extra) {
+    std::string text = Read("megatron-llama3.1-70b.sh");
+    text.insert(text.find("--log-interval"), extra);
+    auto f = ParseFrameworkFile(Framework::kMegatron, text, "megatron-llama3.1-70b.sh");
+    EXPECT_TRUE(f.ok()) << f.status().message();
+    auto l = ResolveFrameworkFile(*f, *model, *h100, JobSpec{});
+    EXPECT_TRUE(l.ok()) << l.status().message();
+    return l.ok() ? l->job : JobSpec{};
+  };
+  EXPECT_EQ(job("").cross_entropy, CrossEntropyImpl::kVocabParallel);
+  EXPECT_EQ(job("--cross-entropy-loss-fusion ").cross_entropy, CrossEntropyImpl::kFused);
+}
+
 // shard -1 fills 64/(1*8*1*1) = 8 FSDP ranks; no PP, so the micro-batch is
 // local_batch_size 8 and accumulation 128/(8*8) = 2 steps.
 TEST(ReadTorchtitan, Llama70BToml) {

@@ -197,7 +197,7 @@ Result<ImportedLayout> TorchtitanResolve(const FrameworkFile& f, const Ctx& c) {
   j = c.job;
   // torchtitan's loss: PyTorch cross_entropy on the fp32 logits
   // (components/loss.py), not a fused kernel.
-  j.fused_cross_entropy = false;
+  j.cross_entropy = CrossEntropyImpl::kEager;
   // Its pipeline is torch.distributed.pipelining (stage outputs and
   // per-micro-batch receive buffers kept, doc/cost-model.md §3).
   j.torch_pipelining = true;

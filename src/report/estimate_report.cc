@@ -127,6 +127,7 @@ std::string EstimateJson(const Estimate& e, const ModelSpec& model, const Cluste
         {"precision", PrecisionName(job.precision)},
         {"balance", BalanceMethodName(job.balance)},
         {"attention", AttentionImplName(job.attention)},
+        {"cross_entropy", CrossEntropyImplName(job.cross_entropy)},
         {"dropout", job.dropout},
         {"overlap_grad_reduce", job.overlap_grad_reduce},
         {"tp_comm_overlap", job.tp_comm_overlap},

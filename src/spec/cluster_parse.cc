@@ -200,7 +200,7 @@ Result<JobSpec> ParseJob(std::string_view text, std::string_view origin) {
                                      "dropout",
                                      "overlap_grad_reduce",
                                      "tp_comm_overlap",
-                                     "fused_cross_entropy",
+                                     "cross_entropy",
                                      "fp8_output_proj",
                                      "fp8_dynamic_scaling",
                                      "compiled_loss",
@@ -256,7 +256,13 @@ Result<JobSpec> ParseJob(std::string_view text, std::string_view origin) {
   OCCAM_ASSIGN_OR_RETURN(job.dropout, n.Bool("dropout", false));
   OCCAM_ASSIGN_OR_RETURN(job.overlap_grad_reduce, n.Bool("overlap_grad_reduce", true));
   OCCAM_ASSIGN_OR_RETURN(job.tp_comm_overlap, n.Bool("tp_comm_overlap", false));
-  OCCAM_ASSIGN_OR_RETURN(job.fused_cross_entropy, n.Bool("fused_cross_entropy", true));
+  OCCAM_ASSIGN_OR_RETURN(std::string cross_entropy, n.String("cross_entropy", "fused"));
+  auto ce = ParseCrossEntropyImplName(cross_entropy);
+  if (!ce) {
+    return n.Error("cross_entropy",
+                   "must be fused, vocab_parallel or eager (got " + Echo(cross_entropy) + ")");
+  }
+  job.cross_entropy = *ce;
   OCCAM_ASSIGN_OR_RETURN(job.fp8_output_proj, n.Bool("fp8_output_proj", false));
   OCCAM_ASSIGN_OR_RETURN(job.fp8_dynamic_scaling, n.Bool("fp8_dynamic_scaling", false));
   OCCAM_ASSIGN_OR_RETURN(job.compiled_loss, n.Bool("compiled_loss", false));

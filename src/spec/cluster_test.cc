@@ -391,6 +391,24 @@ TEST(JobParse, ReadsAndValidates) {
   EXPECT_NE(two.status().message().find("job.fsdp_overlap"), std::string::npos);
 }
 
+TEST(JobParse, CrossEntropy) {
+  auto fused = ParseJob("job: {seq_len: 8, global_batch_seqs: 8}", "j.yaml");
+  ASSERT_TRUE(fused.ok()) << fused.status().message();
+  EXPECT_EQ(fused->cross_entropy, CrossEntropyImpl::kFused);
+  for (const auto& [name, impl] : {std::pair{"vocab_parallel", CrossEntropyImpl::kVocabParallel},
+                                   std::pair{"eager", CrossEntropyImpl::kEager}}) {
+    auto j = ParseJob(
+        std::string("job: {seq_len: 8, global_batch_seqs: 8, cross_entropy: ") + name + "}",
+        "j.yaml");
+    ASSERT_TRUE(j.ok()) << j.status().message();
+    EXPECT_EQ(j->cross_entropy, impl);
+  }
+  auto bad = ParseJob("job: {seq_len: 8, global_batch_seqs: 8, cross_entropy: liger}", "j.yaml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("job.cross_entropy"), std::string::npos);
+  EXPECT_NE(bad.status().message().find("vocab_parallel"), std::string::npos);
+}
+
 TEST(Document, NestingDepth) {
   EXPECT_EQ(spec::NestingDepth("{\"a\": [1, {\"b\": 2}]}"), 3);
   EXPECT_EQ(spec::NestingDepth("a:\n  b:\n    c: 1\n"), 3);

@@ -375,25 +375,54 @@ TEST(JobOptions, DynamicFp8ScalingReadsEachCastTwiceAndCastsTheWeights) {
   EXPECT_DOUBLE_EQ(step(true, "none"), step(false, "none"));
 }
 
-TEST(JobOptions, AnEagerUnfusedLossPaysItsPassesOverTheLogits) {
-  // PyTorch's cross_entropy on pred.float(), eager: 48 B per logit over the
-  // forward and backward (the fp32 copy, log_softmax's three reads and a
-  // write, nll_loss's gradient, log_softmax's backward, the cast back)
-  // against the fused loss's 2 x 10; memory-bound at the chip's HBM rate,
-  // on every micro-batch's tokens.
+TEST(JobOptions, AnUnfusedLossPaysItsPassesOverTheLogits) {
+  // Over the forward and backward, per logit, against the fused loss's
+  // 2 x 10 B: PyTorch's cross_entropy on pred.float(), eager, 48 B (the fp32
+  // copy, log_softmax's three reads and a write, nll_loss's gradient,
+  // log_softmax's backward, the cast back); Megatron-Core's unfused
+  // VocabParallelCrossEntropy 52 B (the fp32 copy 6, max 4, subtract 8, exp
+  // 8, sum 4, divide 8; scale 8, cast back 6). Memory-bound at the chip's
+  // HBM rate, on every micro-batch's tokens.
   const SmallDp8 c;
-  auto step = [&](bool fused, bool compiled) {
+  auto step = [&](CrossEntropyImpl impl, bool compiled) {
     return c.Step([&](JobSpec& j) {
-      j.fused_cross_entropy = fused;
+      j.cross_entropy = impl;
       j.compiled_loss = compiled;
     });
   };
-  const double tokens = 2.0 * 4096;  // per rank and step
-  const double extra = (48.0 - 20.0) * static_cast<double>(c.m.vocab) * tokens /
-                       c.cluster.chip.hbm_bandwidth.value();
-  EXPECT_NEAR(step(false, false) - step(true, false), extra, 1e-6 * extra);
+  const double logits = 2.0 * 4096 * static_cast<double>(c.m.vocab);  // per rank and step
+  const double hbm = c.cluster.chip.hbm_bandwidth.value();
+  const double fused = step(CrossEntropyImpl::kFused, false);
+  const double eager = (48.0 - 20.0) * logits / hbm;
+  EXPECT_NEAR(step(CrossEntropyImpl::kEager, false) - fused, eager, 1e-6 * eager);
+  const double vocab_parallel = (52.0 - 20.0) * logits / hbm;
+  EXPECT_NEAR(step(CrossEntropyImpl::kVocabParallel, false) - fused, vocab_parallel,
+              1e-6 * vocab_parallel);
   // Compiled, Inductor fuses the cast, log-softmax and NLL: the fused passes.
-  EXPECT_DOUBLE_EQ(step(false, true), step(true, false));
+  EXPECT_DOUBLE_EQ(step(CrossEntropyImpl::kEager, true), fused);
+  EXPECT_DOUBLE_EQ(step(CrossEntropyImpl::kVocabParallel, true),
+                   step(CrossEntropyImpl::kVocabParallel, false));
+}
+
+TEST(JobOptions, MegatronsUnfusedLossHoldsWhatTheFusedOneHolds) {
+  // VocabParallelCrossEntropy works in place on its one fp32 copy of the
+  // logits and keeps it as the softmax for the backward: the fused loss's
+  // memory (16-bit logits + fp32 softmax), where PyTorch's eager one peaks
+  // higher in its log-softmax backward.
+  const ModelSpec m = testing::Llama(2, 4096, 32, 14336);
+  JobSpec job;
+  job.seq_len = 4096;
+  job.global_batch_seqs = 16;
+  auto memory = [&](CrossEntropyImpl impl) {
+    JobSpec j = job;
+    j.cross_entropy = impl;
+    auto e = EstimateStep(m, testing::H100Cluster(8), j,
+                          *ParsePlan("tp=1,pp=1,dp=8,zero=1,mbs=1,recompute=none"));
+    EXPECT_TRUE(e.ok()) << e.status().message();
+    return e.ok() ? e->memory.total().value() : 0.0;
+  };
+  EXPECT_DOUBLE_EQ(memory(CrossEntropyImpl::kVocabParallel), memory(CrossEntropyImpl::kFused));
+  EXPECT_GT(memory(CrossEntropyImpl::kEager), memory(CrossEntropyImpl::kFused));
 }
 
 TEST(JobOptions, Fp8TrainingKeepsTheHeadIn16Bit) {

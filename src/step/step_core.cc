@@ -98,7 +98,8 @@ PlanSegs BuildSegs(const StepModel::Impl& impl, const PlanContext& ctx) {
   s.head = HeadSeg(ctx);
   const LossMemory loss = LossBytes(
       s.head.act.value(), ctx.tokens * static_cast<double>(impl.work.hidden) * kActivationBytes,
-      impl.job.loss_chunks, impl.job.fused_cross_entropy, impl.job.compiled_loss, plan.tp > 1);
+      impl.job.loss_chunks, impl.job.cross_entropy != CrossEntropyImpl::kEager,
+      impl.job.compiled_loss, plan.tp > 1);
   s.logits = Bytes(loss.held);
   s.loss_peak = Bytes(loss.peak);
   s.head.act = Bytes();

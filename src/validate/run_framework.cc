@@ -324,6 +324,20 @@ void SetStatedStatePrecision(const PublishedRun& run, JobSpec* job,
        "Adam moments in it, no fp32 master)");
 }
 
+// Megatron-LM's loss is Megatron-Core's vocab-parallel cross entropy, fused
+// only with --cross-entropy-loss-fusion (store-true, default off since it
+// was added on 2024-06-14, megatron/training/arguments.py; before it, the
+// unfused one was the only one, megatron/mpu/cross_entropy.py).
+void SetMegatronLmLoss(const PublishedRun& run, const std::string& text, JobSpec* job,
+                       std::vector<std::pair<std::string, std::string>>* filled) {
+  if (FrameworkOf(run) != Framework::kMegatronLm) return;
+  if (Has(text, "cross-entropy-loss-fusion") || Has(text, "cross_entropy_loss_fusion")) return;
+  job->cross_entropy = CrossEntropyImpl::kVocabParallel;
+  Fill(filled, "job.cross_entropy",
+       "vocab_parallel (Megatron-LM without --cross-entropy-loss-fusion, its default: "
+       "VocabParallelCrossEntropy, one PyTorch op per pass over the fp32 logits)");
+}
+
 void SetStatedJobSettings(const PublishedRun& run, JobSpec* job,
                           std::vector<std::pair<std::string, std::string>>* filled) {
   const std::string text = Lower(run.notes + " " + run.parallel.other.value_or(std::string()));
@@ -343,9 +357,10 @@ void SetStatedJobSettings(const PublishedRun& run, JobSpec* job,
   // logits (components/loss.py), not a fused kernel, and pipelines through
   // torch.distributed.pipelining (its only pipeline runtime).
   if (FromTorchtitan(run)) {
-    job->fused_cross_entropy = false;
+    job->cross_entropy = CrossEntropyImpl::kEager;
     job->torch_pipelining = true;
   }
+  SetMegatronLmLoss(run, text, job, filled);
   SetStatedTorchtitanCompile(run, job, filled);
   SetDatedTorchtitanAttention(run, job, filled);
   SetTorchtitanFloat8(run, job, filled);

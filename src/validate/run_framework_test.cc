@@ -234,6 +234,31 @@ TEST(RunFramework, StatedSettings) {
   EXPECT_EQ(grok->job.moe_imbalance, 0.0);  // simulated, then capped by the capacity
 }
 
+// Megatron-LM's loss is unfused unless the run states
+// --cross-entropy-loss-fusion (store-true, default off); other frameworks'
+// runs keep the fused default.
+TEST(RunFramework, MegatronLmRunsTheUnfusedLossUnlessFusionIsStated) {
+  PublishedRun r;
+  r.source = "NVIDIA/Megatron-LM README";
+  r.framework = "megatron-lm";
+  JobSpec job;
+  std::vector<std::pair<std::string, std::string>> filled;
+  SetStatedJobSettings(r, &job, &filled);
+  EXPECT_EQ(job.cross_entropy, CrossEntropyImpl::kVocabParallel);
+  EXPECT_TRUE(HasFilled(filled, "job.cross_entropy"));
+  r.parallel.other = "--cross-entropy-loss-fusion --overlap-grad-reduce";
+  JobSpec fused;
+  filled.clear();
+  SetStatedJobSettings(r, &fused, &filled);
+  EXPECT_EQ(fused.cross_entropy, CrossEntropyImpl::kFused);
+  EXPECT_FALSE(HasFilled(filled, "job.cross_entropy"));
+  r.framework = "nemo";
+  r.parallel.other.reset();
+  JobSpec nemo;
+  SetStatedJobSettings(r, &nemo, &filled);
+  EXPECT_EQ(nemo.cross_entropy, CrossEntropyImpl::kFused);
+}
+
 // A run whose notes state torchtitan's ChunkedLossWrapper gets its default
 // 8 chunks (components/loss.py, Config.num_chunks) unless it states a count;
 // a stated training dtype bfloat16 gives BF16 weights, gradients and moments.
@@ -247,7 +272,7 @@ TEST(RunFramework, StatedChunkedLossAndBf16State) {
   SetStatedJobSettings(r, &job, &filled);
   EXPECT_EQ(job.loss_chunks, 8);
   EXPECT_TRUE(HasFilled(filled, "job.loss_chunks"));
-  EXPECT_FALSE(job.fused_cross_entropy);
+  EXPECT_EQ(job.cross_entropy, CrossEntropyImpl::kEager);
   // torchtitan pipelines through torch.distributed.pipelining.
   EXPECT_TRUE(job.torch_pipelining);
   EXPECT_TRUE(job.bf16_master_weights && job.bf16_gradients && job.bf16_optimizer_moments);

@@ -155,8 +155,11 @@ TEST(CrossValidation, HeldOutMeasurementsDoNotReachTheirOwnPredictions) {
 // 27.27%.
 // torchtitan's Float8 costed as torchao's dynamic scaling (an amax read per
 // cast, the weights cast on every forward): 7.69% / 26.26%.
+// Megatron-LM runs costed with its default unfused vocab-parallel cross
+// entropy (52 B per logit against the fused 20): 7.80% / 24.92%, the p90
+// under the 25% the accuracy target sets.
 constexpr double kMaxOosMedian = 0.079;
-constexpr double kMaxOosP90 = 0.263;
+constexpr double kMaxOosP90 = 0.25;
 
 TEST(CrossValidation, OutOfSampleGateAndTheVerdictsErrorBand) {
   auto runs = BundledRuns();
