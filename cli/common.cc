@@ -103,6 +103,10 @@ void AddJobFlags(CLI::App& cmd, JobFlags& f) {
   cmd.add_option("--attention", f.attention,
                  "attention kernel: flash (default: fused, cuDNN / FlashAttention-3), flash2 "
                  "(PyTorch SDPA's FlashAttention-2) or materialized (pre-2023 score matrix)");
+  cmd.add_option("--cross-entropy", f.cross_entropy,
+                 "the loss's cross entropy: fused (default: one kernel), vocab_parallel "
+                 "(Megatron-LM without --cross-entropy-loss-fusion) or eager (PyTorch "
+                 "cross_entropy on fp32 logits, torchtitan)");
   cmd.add_flag("--dropout", f.dropout, "attention and hidden dropout on (GPT-3-era training)");
   cmd.add_flag("--no-grad-overlap", f.no_grad_overlap,
                "data-parallel gradient reduction after the last backward, not overlapped");
@@ -408,6 +412,14 @@ Result<JobSpec> BuildJob(const JobFlags& f) {
                           "' is not flash, flash2 or materialized");
     }
     job.attention = *a;
+  }
+  if (!f.cross_entropy.empty()) {
+    auto c = ParseCrossEntropyImplName(f.cross_entropy);
+    if (!c) {
+      return InvalidInput("--cross-entropy: '" + Echo(f.cross_entropy) +
+                          "' is not fused, vocab_parallel or eager");
+    }
+    job.cross_entropy = *c;
   }
   if (f.dropout) job.dropout = true;
   if (f.no_grad_overlap) job.overlap_grad_reduce = false;

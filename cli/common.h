@@ -43,6 +43,7 @@ struct JobFlags {
   std::string moe_imbalance;
   std::string headroom;
   std::string attention;
+  std::string cross_entropy;
   bool dropout = false;
   bool no_grad_overlap = false;
   bool tp_comm_overlap = false;

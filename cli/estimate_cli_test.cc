@@ -52,6 +52,28 @@ TEST(EstimateCli, Llama70BOnTpuV5pJsonGolden) {
   EXPECT_LE(j["mfu"].get<double>(), j["hfu"].get<double>());
 }
 
+// --cross-entropy reaches the job: Megatron-LM's unfused vocab-parallel loss
+// makes more passes over the logits than the fused one, the JSON says which
+// ran, and the memory is the same.
+TEST(EstimateCli, CrossEntropyFlagReachesTheJob) {
+  auto run = [](const std::string& impl) {
+    const CliOutput r = Estimate(
+        "--model llama-3.1-8b --cluster h100 --chips 8 --seq-len 8192 --global-batch-seqs 8 "
+        "--plan tp=1,pp=1,dp=8,zero=1,mbs=1 --json --cross-entropy " +
+            impl,
+        true);
+    EXPECT_EQ(r.status, 0) << r.out;
+    return r.status == 0 ? nlohmann::json::parse(r.out) : nlohmann::json::object();
+  };
+  const auto fused = run("fused"), unfused = run("vocab_parallel");
+  ASSERT_TRUE(fused.contains("job") && unfused.contains("job"));
+  EXPECT_EQ(fused["job"]["cross_entropy"], "fused");
+  EXPECT_EQ(unfused["job"]["cross_entropy"], "vocab_parallel");
+  EXPECT_GT(unfused["step_time_s"].get<double>(), fused["step_time_s"].get<double>());
+  EXPECT_DOUBLE_EQ(unfused["memory_per_chip_bytes"]["total"].get<double>(),
+                   fused["memory_per_chip_bytes"]["total"].get<double>());
+}
+
 TEST(EstimateCli, LayoutThatDoesNotDivideIsBadInput) {
   const CliOutput r = Estimate(
       "--model llama-3.1-8b --cluster h100 --chips 64 --seq-len 8192 --global-batch-seqs 512 "
