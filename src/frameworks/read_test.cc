@@ -3,6 +3,7 @@
 // file's keys and the framework's rules, as the comments derive them.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -90,17 +91,25 @@ TEST(ReadMegatron, CrossEntropyFusionFlag) {
   auto model = CatalogModel("llama-3.1-70b");
   auto h100 = CatalogCluster("h100", 64);
   ASSERT_TRUE(model.ok() && h100.ok());
-  auto job = [&](const std::string& extra) {
+  auto read = [&](const std::string& extra) {
     std::string text = Read("megatron-llama3.1-70b.sh");
     text.insert(text.find("--log-interval"), extra);
     auto f = ParseFrameworkFile(Framework::kMegatron, text, "megatron-llama3.1-70b.sh");
     EXPECT_TRUE(f.ok()) << f.status().message();
     auto l = ResolveFrameworkFile(*f, *model, *h100, JobSpec{});
     EXPECT_TRUE(l.ok()) << l.status().message();
-    return l.ok() ? l->job : JobSpec{};
+    return l.ok() ? *l : ImportedLayout{};
   };
-  EXPECT_EQ(job("").cross_entropy, CrossEntropyImpl::kVocabParallel);
-  EXPECT_EQ(job("--cross-entropy-loss-fusion ").cross_entropy, CrossEntropyImpl::kFused);
+  auto names_fusion = [](const ImportedLayout& l) {
+    return std::any_of(l.notes.begin(), l.notes.end(), [](const std::string& n) {
+      return n.find("--cross-entropy-loss-fusion") != std::string::npos;
+    });
+  };
+  const ImportedLayout unfused = read(""), fused = read("--cross-entropy-loss-fusion ");
+  EXPECT_EQ(unfused.job.cross_entropy, CrossEntropyImpl::kVocabParallel);
+  EXPECT_TRUE(names_fusion(unfused));  // the user is told what the flag would save
+  EXPECT_EQ(fused.job.cross_entropy, CrossEntropyImpl::kFused);
+  EXPECT_FALSE(names_fusion(fused));
 }
 
 // shard -1 fills 64/(1*8*1*1) = 8 FSDP ranks; no PP, so the micro-batch is
