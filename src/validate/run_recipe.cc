@@ -28,9 +28,10 @@ std::optional<Recompute> WholeBlockPolicy(const std::string& text) {
 
 // One row through spec's document reader: every key required, no other key.
 Result<RecipeRow> ParseRow(const spec::Node& row) {
-  OCCAM_RETURN_IF_ERROR(row.CheckKeys({"framework", "date", "model", "chip_key", "precision",
-                                       "dispatcher", "cuda_graph", "a2a_overlap", "recompute",
-                                       "grad_reduce_in_fp32", "recipe", "pinned", "note"}));
+  OCCAM_RETURN_IF_ERROR(
+      row.CheckKeys({"framework", "date", "model", "chip_key", "precision", "dispatcher",
+                     "cuda_graph", "a2a_overlap", "recompute", "grad_reduce_in_fp32",
+                     "cross_entropy_loss_fusion", "recipe", "pinned", "note"}));
   RecipeRow r;
   OCCAM_ASSIGN_OR_RETURN(r.framework, row.String("framework"));
   OCCAM_ASSIGN_OR_RETURN(r.date, row.String("date"));
@@ -42,6 +43,7 @@ Result<RecipeRow> ParseRow(const spec::Node& row) {
   OCCAM_ASSIGN_OR_RETURN(r.a2a_overlap, row.Bool("a2a_overlap"));
   OCCAM_ASSIGN_OR_RETURN(r.recompute, row.String("recompute"));
   OCCAM_ASSIGN_OR_RETURN(r.grad_reduce_in_fp32, row.Bool("grad_reduce_in_fp32"));
+  OCCAM_ASSIGN_OR_RETURN(r.cross_entropy_loss_fusion, row.Bool("cross_entropy_loss_fusion"));
   OCCAM_ASSIGN_OR_RETURN(r.recipe, row.String("recipe"));
   OCCAM_ASSIGN_OR_RETURN(r.pinned, row.Bool("pinned"));
   OCCAM_ASSIGN_OR_RETURN(r.note, row.String("note"));
@@ -135,6 +137,14 @@ Status ApplyRecipe(const RecipeRow& row, RunSetup* s) {
     Fill(&s->filled, "job.gradients",
          "bf16 (grad_reduce_in_fp32 false: the main gradients kept and reduced in the 16-bit "
          "parameter dtype)" +
+             why);
+  }
+  s->job.cross_entropy =
+      row.cross_entropy_loss_fusion ? CrossEntropyImpl::kFused : CrossEntropyImpl::kVocabParallel;
+  if (!row.cross_entropy_loss_fusion) {
+    Fill(&s->filled, "job.cross_entropy",
+         "vocab_parallel (cross_entropy_loss_fusion not set: Megatron-Core's default, "
+         "VocabParallelCrossEntropy op by op)" +
              why);
   }
   if (row.a2a_overlap && s->model.moe) {

@@ -37,6 +37,9 @@ struct RecipeRow {
   // false keeps and reduces the main gradients in the 16-bit parameter dtype
   // (job.bf16_gradients).
   bool grad_reduce_in_fp32 = true;
+  // Megatron-Core cross_entropy_loss_fusion (default false: the loss runs
+  // VocabParallelCrossEntropy op by op, job.cross_entropy vocab_parallel).
+  bool cross_entropy_loss_fusion = false;
   // Citation: repository, tag and commit, files and config name; whether the
   // recipe's layout is the row's (pinned) or the closest documented one, and why.
   std::string recipe;
@@ -54,7 +57,8 @@ std::optional<RecipeRow> RecipeFor(const std::vector<RecipeRow>& rows, const Pub
 
 // Fills what the recipe sets and the run leaves unstated, each listed under
 // `filled` with the recipe as the reason: the recompute policy (when the run
-// states none), the combined 1F1B EP overlap, the gradient dtype, and whether the MoE
+// states none), the combined 1F1B EP overlap, the gradient dtype, the loss's
+// cross entropy, and whether the MoE
 // dispatcher's host sync remains (only a full-iteration CUDA graph removes it).
 Status ApplyRecipe(const RecipeRow& row, RunSetup* s);
 

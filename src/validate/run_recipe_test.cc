@@ -20,8 +20,8 @@ std::string Row(const std::string& recompute, const std::string& cuda_graph, boo
   return R"([{"framework": "megatron-bridge", "date": "2026-04", "model": "m", "chip_key": "gb200",
     "precision": "MXFP8", "dispatcher": "hybridep", "cuda_graph": ")" +
          cuda_graph + R"(", "a2a_overlap": )" + (a2a ? "true" : "false") + R"(, "recompute": ")" +
-         recompute + R"(", "grad_reduce_in_fp32": true, "recipe": "r", "pinned": true,
-    "note": "n"}])";
+         recompute + R"(", "grad_reduce_in_fp32": true, "cross_entropy_loss_fusion": true,
+    "recipe": "r", "pinned": true, "note": "n"}])";
 }
 
 TEST(RunRecipe, BundledTablesKeyEveryMegatronBridgeAndNemoRun) {
@@ -124,6 +124,23 @@ TEST(RunRecipe, FillsTheGradientDtype) {
   other.job.bf16_gradients = false;
   ASSERT_TRUE(ApplyRecipe(rows->front(), &other).ok());
   EXPECT_FALSE(other.job.bf16_gradients);  // grad_reduce_in_fp32 true: fp32 gradients
+}
+
+// NeMo 24.07's launcher configs set cross_entropy_loss_fusion for Llama 3 and
+// leave it unset for GPT-3 175B (Megatron-Core's default, unfused; NVIDIA/
+// NeMo-Framework-Launcher tag 24.07, launcher_scripts/conf/training/); every
+// Megatron-Bridge pretraining recipe fuses (GPTModelProvider's default True).
+TEST(RunRecipe, FillsTheCrossEntropyFromTheLaunchConfig) {
+  auto gpt3 = BuildRunSetup(BundledRun("nemo2407_gpt3_175b_128gpu"));
+  ASSERT_TRUE(gpt3.ok()) << gpt3.status().message();
+  EXPECT_EQ(gpt3->job.cross_entropy, CrossEntropyImpl::kVocabParallel);
+  EXPECT_TRUE(HasFilled(gpt3->filled, "job.cross_entropy"));
+  for (const char* id : {"nemo2407_llama3_8b_8gpu", "mbridge_2604_gb200_llama3_70b_64gpu"}) {
+    auto s = BuildRunSetup(BundledRun(id));
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    EXPECT_EQ(s->job.cross_entropy, CrossEntropyImpl::kFused) << id;
+    EXPECT_FALSE(HasFilled(s->filled, "job.cross_entropy")) << id;
+  }
 }
 
 // A closest recipe was written for another layout: its policy comes first,
