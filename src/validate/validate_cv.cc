@@ -3,12 +3,17 @@
 // calibration of every fitted chip family is refitted on the runs of the
 // other sources only, and the runs of S are predicted with it.
 //
-// The fit mirrors dev/fit_calibration.py on the training runs alone: per
-// chip family with at least kMinFitRuns training runs, the point
-// (efficiency, half_tokens, half_width, moe_dispatch_host_ms) with the
-// smallest median |relative error|, found by coordinate descent from the
-// data/calibration.yaml prior; ties keep the earlier point, so nothing but
-// the training runs decides. A family with fewer training runs keeps the
+// The fit takes dev/fit_calibration.py's grids and its minimum of runs on
+// the training runs alone: per chip family with at least kMinFitRuns
+// training runs, the point (efficiency, half_tokens, half_width,
+// moe_dispatch_host_ms) with the smallest median |relative error|, found by
+// coordinate descent from the data/calibration.yaml prior; ties keep the
+// earlier point, so nothing but the training runs decides. It is not the
+// script's search: the script grid-searches the three GEMM values jointly
+// (coarse, then fine), compares medians in 0.5% steps with the mean breaking
+// ties, and fits the host time on its own. Coordinate descent can stop on
+// the ridge along which efficiency and half_width trade off
+// (doc/validation.md, "Out of sample"). A family with fewer training runs keeps the
 // prior; a family whose catalog values are a transfer from a fitted one
 // (data/calibration.yaml "transfer:" sources) takes the transfer from that
 // family's fold fit.
