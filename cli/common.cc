@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <tuple>
 
@@ -383,6 +384,20 @@ Status ApplyNumericJobFlags(const JobFlags& f, JobSpec& job) {
   return Status::Ok();
 }
 
+// A flag naming one value of an enum (kinds.h): unset leaves `field` as it
+// is; a name `parse` does not know is bad input listing the `allowed` ones.
+template <typename T, typename Parse>
+Status SetNamedFlag(const std::string& text, Parse parse, const char* flag, const char* allowed,
+                    T* field) {
+  if (text.empty()) return Status::Ok();
+  const std::optional<T> value = parse(text);
+  if (!value) {
+    return InvalidInput(std::string(flag) + ": '" + Echo(text) + "' is not " + allowed);
+  }
+  *field = *value;
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<JobSpec> BuildJob(const JobFlags& f) {
@@ -392,35 +407,15 @@ Result<JobSpec> BuildJob(const JobFlags& f) {
     OCCAM_ASSIGN_OR_RETURN(job, ParseJob(text, f.job_file));
   }
   OCCAM_RETURN_IF_ERROR(ApplyNumericJobFlags(f, job));
-  if (!f.precision.empty()) {
-    auto p = ParsePrecisionName(f.precision);
-    if (!p) return InvalidInput("--precision: '" + Echo(f.precision) + "' is not bf16 or fp8");
-    job.precision = *p;
-  }
-  if (!f.balance.empty()) {
-    auto b = ParseBalanceMethodName(f.balance);
-    if (!b) {
-      return InvalidInput("--balance: '" + Echo(f.balance) +
-                          "' is not one of aux-free, aux-loss, global-aux-loss, seq-aux, none");
-    }
-    job.balance = *b;
-  }
-  if (!f.attention.empty()) {
-    auto a = ParseAttentionImplName(f.attention);
-    if (!a) {
-      return InvalidInput("--attention: '" + Echo(f.attention) +
-                          "' is not flash, flash2 or materialized");
-    }
-    job.attention = *a;
-  }
-  if (!f.cross_entropy.empty()) {
-    auto c = ParseCrossEntropyImplName(f.cross_entropy);
-    if (!c) {
-      return InvalidInput("--cross-entropy: '" + Echo(f.cross_entropy) +
-                          "' is not fused, vocab_parallel or eager");
-    }
-    job.cross_entropy = *c;
-  }
+  OCCAM_RETURN_IF_ERROR(
+      SetNamedFlag(f.precision, ParsePrecisionName, "--precision", "bf16 or fp8", &job.precision));
+  OCCAM_RETURN_IF_ERROR(SetNamedFlag(f.balance, ParseBalanceMethodName, "--balance",
+                                     "one of aux-free, aux-loss, global-aux-loss, seq-aux, none",
+                                     &job.balance));
+  OCCAM_RETURN_IF_ERROR(SetNamedFlag(f.attention, ParseAttentionImplName, "--attention",
+                                     "flash, flash2 or materialized", &job.attention));
+  OCCAM_RETURN_IF_ERROR(SetNamedFlag(f.cross_entropy, ParseCrossEntropyImplName, "--cross-entropy",
+                                     "fused, vocab_parallel or eager", &job.cross_entropy));
   if (f.dropout) job.dropout = true;
   if (f.no_grad_overlap) job.overlap_grad_reduce = false;
   if (f.tp_comm_overlap) job.tp_comm_overlap = true;
