@@ -1,7 +1,8 @@
 // occam validate [--runs FILE] [--json] [--verbose]: predictions against
 // published measured runs (the bundled ones by default); --html writes the
 // predicted-against-measured chart; --explain ID takes one run's prediction
-// apart (its row and the estimate report of its layout and job).
+// apart (its row and the estimate report of its layout and job); --fit
+// prints the calibration fitted on the runs (data/calibration.yaml's source).
 #include <memory>
 #include <optional>
 #include <string>
@@ -23,6 +24,7 @@ struct ValidateFlags {
   std::vector<std::string> overrides;
   std::string cv;
   std::vector<std::string> explain;
+  bool fit = false;
 };
 
 // The runs named by --explain, each with its estimate report; with --cv
@@ -88,6 +90,14 @@ Status RunValidate(const ValidateFlags& f, CommandOutput& output) {
     options.overrides.push_back(o);
   }
   if (!f.explain.empty()) return Explain(f, runs, options, output);
+  if (f.fit) {
+    if (!f.cv.empty() || !f.html.empty()) {
+      return InvalidInput("--fit prints the calibration fit alone; drop --cv and --html");
+    }
+    const FitReport fit = FitCalibration(runs, options);
+    output.out += f.json ? ValidateFitJson(fit) : ValidateFitText(fit);
+    return Status::Ok();
+  }
   const ValidationReport report = ValidateRuns(runs, options);
   if (!f.html.empty()) {
     OCCAM_RETURN_IF_ERROR(
@@ -121,6 +131,9 @@ void RegisterValidate(CLI::App& app, CommandOutput* output) {
                   "out of sample: 'source' refits the calibration without each source family "
                   "(leave-one-source-out) and predicts that family with it")
       ->check(CLI::IsMember({"source"}));
+  cmd->add_flag("--fit", flags->fit,
+                "fit the calibration on the runs (the procedure behind data/calibration.yaml's "
+                "fitted values and every --cv fold) and print the fitted values");
   cmd->add_option("--explain", flags->explain,
                   "take one run's prediction apart: its row and the estimate report (time and "
                   "memory breakdown) of the layout and job it was predicted on (repeatable; with "

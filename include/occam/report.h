@@ -124,6 +124,9 @@ std::string ExplainText(const RunExplanation& x);
 // same runs under the catalog calibration) beside them.
 std::string ValidateCvText(const CrossValidationReport& cv, const ValidationReport& in);
 std::string ValidateCvJson(const CrossValidationReport& cv, const ValidationReport& in);
+// occam validate --fit: the fitted values per chip family, then the transfers.
+std::string ValidateFitText(const FitReport& fit);
+std::string ValidateFitJson(const FitReport& fit);
 
 // ---- HTML reports (doc/html-report.md) ----
 //

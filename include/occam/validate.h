@@ -157,7 +157,6 @@ struct RunValidation {
   std::string family;  // "a100", "h100", "tpu-v5e", ... (chip generation)
   bool is_moe = false;
   bool is_tpu = false;
-  bool held_out = false;  // excluded from calibration fits (IsHeldOut)
   double predicted_step_time_s = 0;
   std::string bottleneck;
   // Memory runs (kind memory_per_chip_bytes): occam's breakdown on the device
@@ -173,7 +172,7 @@ struct RunValidation {
 
 // Absolute relative error statistics over a set of runs.
 struct ErrorStats {
-  std::string group;  // "all", "held-out", "chip a100", "dense", "moe", "gpu", "tpu", ...
+  std::string group;  // "all", "chip a100", "dense", "moe", "gpu", "tpu", ...
   int64_t runs = 0;
   double median = 0;  // median |rel_error|
   double p90 = 0;     // 90th percentile |rel_error| (nearest rank)
@@ -185,8 +184,6 @@ struct ErrorStats {
 struct ValidationReport {
   std::vector<RunValidation> runs;  // in input order
   ErrorStats all;
-  ErrorStats fitted;    // runs used by the calibration fit
-  ErrorStats held_out;  // runs held out of it
   std::vector<ErrorStats> families;
   // Mean |step-time error| over the Korthikanti et al. 2022 runs (ids starting
   // "korthikanti2022_"), when present.
@@ -206,7 +203,7 @@ struct ValidationReport {
 };
 
 // One calibration value tried instead of the catalog's, for calibration
-// studies (dev/fit_calibration.py): "<family>.gemm_efficiency",
+// studies (occam validate --set) and the fit's folds: "<family>.gemm_efficiency",
 // "<family>.gemm_half_tokens", "<family>.gemm_half_width" or
 // "<family>.<tier>.efficiency", where family
 // is the chip family of the run (RunValidation::family: a100, h100, tpu-v5e,
@@ -240,10 +237,6 @@ struct ValidateOptions {
   // per fold on the other documents' runs.
   double memory_reserved_overhead = kMemoryReservedOverhead;
 };
-
-// Deterministic split for calibration: a run is held out of the fit when the
-// FNV-1a hash of its id is 0 mod 4 (about a quarter of the runs).
-bool IsHeldOut(std::string_view id);
 
 // Validates every run; never fails as a whole (a run that cannot be modelled
 // is reported as skipped with the reason).
@@ -290,14 +283,17 @@ struct CalibrationPoint {
   double host_ms = 0;  // moe_dispatch_host_ms
 };
 
-// One fold's fit of one chip family: fitted on `runs` training runs (median
+// One chip family's calibration fit: fitted on `runs` training runs (median
 // |error| `median` over them), or the prior when fewer than three remain.
+// held_out_source names the fold's held-out source family ("" for the
+// catalog's fit on all runs).
 struct FamilyFit {
   std::string family;
   std::string held_out_source;
   CalibrationPoint point;
   int64_t runs = 0;
   double median = 0;
+  bool host_fitted = false;  // the family has MoE runs: point.host_ms was fitted
 };
 
 struct CrossValidationReport {
@@ -312,11 +308,25 @@ struct CrossValidationReport {
   std::map<std::string, std::vector<CalibrationOverride>> fold_overrides;
 };
 
-// Leave-one-source-out: for each source family, refits the GEMM calibration
-// of every chip family fitted in the catalog (>= 3 runs) on the other
-// sources' runs, starting from the prior (PriorCalibration), and predicts the
-// family's runs with it (doc/validation.md, "Out of sample").
+// Leave-one-source-out: for each source family, refits the calibration of
+// every chip family fitted in the catalog (>= 3 runs) on the other sources'
+// runs by FitCalibration's procedure, and predicts the family's runs with it
+// (doc/validation.md, "Out of sample").
 CrossValidationReport CrossValidateBySource(const std::vector<PublishedRun>& runs,
                                             const ValidateOptions& options = {});
+
+// The catalog's calibration fit on all of `runs` (occam validate --fit;
+// doc/validation.md, "Calibration fit"): per chip family with at least three
+// predicted throughput runs, the GEMM values (efficiency at most the chip's
+// measured plateau, half_tokens, half_width) and, where the family has MoE
+// runs, the dispatcher host time, each run's unstated layout chosen under
+// the prior calibration. `transfers`: the families whose values are taken
+// from the h100 fit (efficiency scaled by the ratio of measured plateaus).
+struct FitReport {
+  std::vector<FamilyFit> fits;
+  std::vector<FamilyFit> transfers;
+};
+FitReport FitCalibration(const std::vector<PublishedRun>& runs,
+                         const ValidateOptions& options = {});
 
 }  // namespace occam

@@ -69,7 +69,7 @@ std::string ValidateHtml(const ValidationReport& report, const HtmlInputs& input
   std::string stats =
       "<table>\n<tr><th>group</th><th>runs</th><th>median |error|</th><th>p90 "
       "</th><th>mean</th></tr>\n";
-  stats += StatsRow(report.all) + StatsRow(report.fitted) + StatsRow(report.held_out);
+  stats += StatsRow(report.all);
   for (const ErrorStats& f : report.families) stats += StatsRow(f);
   body += HtmlSection("Absolute relative error", "", stats + "</table>\n");
   std::vector<std::vector<std::string>> rows;

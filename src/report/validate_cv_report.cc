@@ -138,4 +138,55 @@ std::string ValidateCvJson(const CrossValidationReport& cv, const ValidationRepo
          "\n";
 }
 
+namespace {
+
+nlohmann::json FitJson(const FamilyFit& f) {
+  return {{"family", f.family},
+          {"efficiency", f.point.efficiency},
+          {"half_tokens", f.point.half_tokens},
+          {"half_width", f.point.half_width},
+          {"moe_dispatch_host_ms", f.host_fitted ? nlohmann::json(f.point.host_ms) : nullptr},
+          {"training_runs", f.runs},
+          {"training_median_abs_error", f.median}};
+}
+
+}  // namespace
+
+std::string ValidateFitText(const FitReport& fit) {
+  std::string out =
+      "calibration fit on all runs (doc/validation.md, \"Calibration fit\"; prior = fewer than 3 "
+      "runs; host ms - = no MoE run to fit it on):\n";
+  out += fmt::format("  {:<10} {:>10} {:>12} {:>11} {:>9} {:>6} {:>8}\n", "family", "efficiency",
+                     "half_tokens", "half_width", "host ms", "runs", "median");
+  for (const FamilyFit& f : fit.fits) {
+    out += fmt::format("  {:<10} {:>10.3f} {:>12.0f} {:>11.0f} {:>9} {:>6} {:>8}\n", f.family,
+                       f.point.efficiency, f.point.half_tokens, f.point.half_width,
+                       f.host_fitted ? fmt::format("{:.2f}", f.point.host_ms) : "-", f.runs,
+                       f.runs >= 3 ? Pct(f.median) : "prior");
+  }
+  if (!fit.transfers.empty()) {
+    out +=
+        "transfers from the h100 fit (efficiency times the ratio of measured plateaus; the "
+        "shape and host time as h100's):\n";
+    for (const FamilyFit& f : fit.transfers) {
+      out += fmt::format("  {:<10} {:>10.3f} {:>12.0f} {:>11.0f} {:>9}\n", f.family,
+                         f.point.efficiency, f.point.half_tokens, f.point.half_width,
+                         f.host_fitted ? fmt::format("{:.2f}", f.point.host_ms) : "-");
+    }
+  }
+  return out;
+}
+
+std::string ValidateFitJson(const FitReport& fit) {
+  nlohmann::json fits = nlohmann::json::array(), transfers = nlohmann::json::array();
+  for (const FamilyFit& f : fit.fits) fits.push_back(FitJson(f));
+  for (const FamilyFit& f : fit.transfers) {
+    nlohmann::json j = FitJson(f);
+    j.erase("training_runs");
+    j.erase("training_median_abs_error");
+    transfers.push_back(std::move(j));
+  }
+  return nlohmann::json{{"fits", fits}, {"transfers", transfers}}.dump(2) + "\n";
+}
+
 }  // namespace occam

@@ -70,8 +70,6 @@ std::string ValidateText(const ValidationReport& r, bool verbose) {
   out += fmt::format("  {:<28} {:>5}  {:>7}  {:>7}  {:>7}  {}\n", "group", "runs", "median", "p90",
                      "mean", "worst");
   StatsRow(out, r.all);
-  StatsRow(out, r.fitted);
-  StatsRow(out, r.held_out);
   for (const ErrorStats& f : r.families) StatsRow(out, f);
   if (r.korthikanti) {
     out += fmt::format("\nKorthikanti et al. 2022 ({} runs): mean step-time error {}\n",
@@ -99,8 +97,7 @@ std::string ValidateJson(const ValidationReport& r) {
                         {"chip", v.chip},
                         {"family", v.family},
                         {"moe", v.is_moe},
-                        {"tpu", v.is_tpu},
-                        {"held_out", v.held_out}};
+                        {"tpu", v.is_tpu}};
     if (v.predicted) {
       j["predicted"] = *v.predicted;
       j["rel_error"] = *v.rel_error;
@@ -119,8 +116,6 @@ std::string ValidateJson(const ValidationReport& r) {
                             {"skipped", r.skipped},
                             {"all", StatsJson(r.all)},
                             {"layout_not_fit", r.layout_not_fit},
-                            {"fitted", StatsJson(r.fitted)},
-                            {"held_out", StatsJson(r.held_out)},
                             {"families", families},
                             {"korthikanti", nullptr}};
   if (r.korthikanti) summary["korthikanti"] = StatsJson(*r.korthikanti);

@@ -31,6 +31,10 @@ void Ranking::Offer(const Entry& e) {
   if (fastest_by_complexity_.size() <= c) fastest_by_complexity_.resize(c + 1);
   auto& slot = fastest_by_complexity_[c];
   if (!slot || RanksBefore(e, *slot)) slot = e;
+  auto& by_schedule = fastest_by_schedule_[PpCategory(e.plan)];
+  const auto sched = static_cast<size_t>(e.plan.schedule);
+  if (by_schedule.size() <= sched) by_schedule.resize(sched + 1);
+  if (!by_schedule[sched] || RanksBefore(e, *by_schedule[sched])) by_schedule[sched] = e;
 }
 
 void Ranking::Merge(const Ranking& other) {
@@ -40,6 +44,11 @@ void Ranking::Merge(const Ranking& other) {
   }
   for (const auto& s : other.fastest_by_complexity_) {
     if (s) Offer(*s);
+  }
+  for (const auto& cat : other.fastest_by_schedule_) {
+    for (const auto& s : cat) {
+      if (s) Offer(*s);
+    }
   }
 }
 
@@ -52,7 +61,18 @@ double Ranking::PruneAbove(int cat) const {
   const double kth = top_.back().quick.step_time.value();
   const double near_best = top_.front().quick.step_time.value() * (1.0 + threshold_);
   const double cat_kth = best_[cat].back().quick.step_time.value();
-  return std::max({kth, near_best, cat_kth});
+  const double schedule_band = best_[cat].front().quick.step_time.value() * (1.0 + kScheduleBand);
+  return std::max({kth, near_best, cat_kth, schedule_band});
+}
+
+std::vector<Entry> Ranking::ScheduleBests(int cat) const {
+  std::vector<Entry> out;
+  if (best_[cat].empty()) return out;
+  const Seconds limit = best_[cat].front().quick.step_time * (1.0 + kScheduleBand);
+  for (const auto& slot : fastest_by_schedule_[cat]) {
+    if (slot && slot->quick.step_time <= limit) out.push_back(*slot);
+  }
+  return out;
 }
 
 std::optional<Entry> Ranking::Simplest() const {

@@ -35,7 +35,8 @@ class Ranking {
   void Merge(const Ranking& other);
   // A layout in category `cat` whose step time exceeds this cannot change
   // the answer of this ranking: it is not among the kept top, not the best of
-  // its category, and not within the simplicity threshold of the best.
+  // its category, not within the simplicity threshold of the best, and not
+  // within kScheduleBand of its category's best (ScheduleBests).
   double PruneAbove(int cat) const;
 
   const std::vector<Entry>& top() const { return top_; }
@@ -47,6 +48,14 @@ class Ranking {
   // longer fits under the simulated pipeline.
   const std::vector<Entry>& category(int cat) const { return best_[cat]; }
   static constexpr size_t kCategoryKeep = 4;
+  // The fastest layout of each pipeline schedule in category `cat` whose
+  // ranking time is within kScheduleBand of the category's fastest: the
+  // closed forms err differently per schedule (seen up to 2.8%: Mixtral 8x7B
+  // on 32 TPU v5p, interleaved with the combined 1F1B against DualPipeV,
+  // exhaustive_test.cc), so one schedule's optimistic closed form must not
+  // crowd the others out of the second pass.
+  std::vector<Entry> ScheduleBests(int cat) const;
+  static constexpr double kScheduleBand = 0.05;
   // Lowest complexity among layouts within the threshold of the best (ties:
   // faster); nullopt when nothing was offered.
   std::optional<Entry> Simplest() const;
@@ -57,6 +66,7 @@ class Ranking {
   std::vector<Entry> top_;      // sorted by RanksBefore, at most keep_top_
   std::vector<Entry> best_[2];  // sorted by RanksBefore, at most kCategoryKeep
   std::vector<std::optional<Entry>> fastest_by_complexity_;
+  std::vector<std::optional<Entry>> fastest_by_schedule_[2];  // indexed by Schedule
 };
 
 // Counts and extremes of one unit of work (summed over units).

@@ -334,13 +334,16 @@ constexpr int64_t kRefineAtLeast = 64;
 
 // Second pass (doc/cost-model.md §6 "Planner policy"): the ranking pass
 // used Quick (the pipeline's closed forms); every kept layout (the top
-// list, each PP category's fastest few, the simplest) is evaluated again
+// list, each PP category's fastest few and the fastest of each schedule
+// near them, the simplest) is evaluated again
 // with Full (the simulated pipeline), ranked again, and dropped if it no
 // longer fits: a category whose best no longer fits falls back on its next.
 Result<Ranking> Refine(const Context& ctx, const Ranking& r) {
   std::vector<Entry> kept(r.top().begin(), r.top().end());
   for (int cat = 0; cat < 2; ++cat) {
     kept.insert(kept.end(), r.category(cat).begin(), r.category(cat).end());
+    const std::vector<Entry> schedules = r.ScheduleBests(cat);
+    kept.insert(kept.end(), schedules.begin(), schedules.end());
   }
   if (const std::optional<Entry> simplest = r.Simplest()) kept.push_back(*simplest);
   Ranking out(ctx.options.top, ctx.options.simplicity_threshold);

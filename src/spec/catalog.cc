@@ -211,7 +211,7 @@ Status ApplyCalibration(ChipSpec& chip, bool own_entry) {
       return entry.Error("efficiency",
                          fmt::format("{:g} is above measured_plateau {:g} (the measured matmul "
                                      "maximum over peak); refit it with that cap "
-                                     "(dev/fit_calibration.py)",
+                                     "(occam validate --fit)",
                                      chip.gemm_efficiency, chip.gemm_measured_plateau));
     }
   }

@@ -239,7 +239,7 @@ TimeItem ItemOn(const Estimate& e, const std::string& axis) {
 // The MoE dispatcher's host sync is its own breakdown item and a named job
 // option. Per micro-batch and MoE block forward (DeepSeek-V3: 58 MoE layers +
 // the MTP module's MoE block) the device idles for max(0, H - D), D the
-// block's own forward work: with H far above any block's D, raising H by dH
+// forward's FLOP share of the block's time: with H far above any block's D, raising H by dH
 // adds exactly 59 dH per micro-batch, all exposed without an overlap method;
 // off, the item disappears, the all-to-all is unchanged and the step is
 // shorter by exactly the item.
@@ -278,8 +278,8 @@ TEST(MoeHostSync, IsItsOwnItemAndANamedOption) {
   EXPECT_NEAR(ph.exposed.value(), ph.total.value() / Micro(s, 1024, 1), 1e-12 * ph.total.value());
 }
 
-// A host time below the block's own forward work is covered by it: the
-// device never waits (CUDA streams run asynchronously to the host).
+// A host time below the forward's share of the block's work is covered by
+// it: the device never waits (CUDA streams run asynchronously to the host).
 TEST(MoeHostSync, HidesBehindTheBlocksOwnWork) {
   Case s = DeepSeek();
   s.cluster.chip.moe_dispatch_host_s = 1e-6;

@@ -226,9 +226,10 @@ void AddAssumptions(Estimate& e, const StepModel::Impl& impl, const PlanSpec& pl
     a.push_back(
         impl.job.moe_host_sync
             ? fmt::format("moe dispatcher host sync: {:.3g} ms of host time per MoE layer forward "
-                          "after the dispatcher's device-to-host sync, the device idle for what "
-                          "the block's own forward work does not cover (calibration "
-                          "moe_dispatch_host_ms; off with moe_host_sync: false or "
+                          "after the dispatcher's device-to-host sync (again in a full "
+                          "recompute), the device idle for what the forward's FLOP share of the "
+                          "block's time (1/3, 1/4 with full recompute) does not cover "
+                          "(calibration moe_dispatch_host_ms; off with moe_host_sync: false or "
                           "--no-moe-host-sync)",
                           impl.cluster.chip.moe_dispatch_host_s * 1e3)
             : "moe dispatcher host sync: off (moe_host_sync: false)");

@@ -107,8 +107,12 @@ void ExpectNotSlower(const RandomCase& c, const RandomCase& faster, const char* 
   // A simulated pipeline (pp > 1) is not exactly monotone: more FLOP/s can
   // shift exposed communication between a pass's forward, input-gradient
   // and weight-gradient parts, and the makespan depends on that split
-  // (doc/cost-model.md §6); seen up to 0.3%.
-  const double tolerance = c.plan.pp > 1 ? 1e-2 : 1e-9;
+  // (doc/cost-model.md §6); seen up to 0.3%. Without a pipeline, a
+  // host-bound MoE block (AddHostBound) keeps its time, the dispatcher's
+  // host time, as a faster network shortens its work, but the idle is split
+  // over its passes by FLOPs and the data-parallel tail hides behind the
+  // passes one by one (DataParallelTail): seen up to 1e-6.
+  const double tolerance = c.plan.pp > 1 ? 1e-2 : 1e-5;
   EXPECT_LE(fast->step_time.value(), base->step_time.value() * (1 + tolerance))
       << what << " made the step slower: " << Describe(c);
 }

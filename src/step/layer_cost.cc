@@ -242,23 +242,34 @@ void AddEp(const PlanContext& c, const BlockWork& b, Seg& s, Hide& h) {
 
 // The dispatcher's sync without an overlap method: it empties the device
 // queue, and the host then needs H = moe_dispatch_host_s to issue the
-// kernels up to the next sync while the device runs them as they arrive
-// (CUDA streams run asynchronously to the host: PyTorch "CUDA semantics",
-// Asynchronous execution). The device idles only for the part of H that its
-// own forward work does not cover: max(0, H - D), D = the block's forward
-// compute and exposed communication (host-bound vs device-bound execution:
-// TaxBreak arXiv:2603.12465; Megatron-Core MoE README "CPU Overhead
-// Bottleneck"). The forward then takes max(D, H), monotone in every compute
-// and communication time. Full recompute repeats the forward and its sync.
+// block's forward kernels up to the next sync while the device runs them as
+// they arrive (CUDA streams run asynchronously to the host: PyTorch "CUDA
+// semantics", Asynchronous execution). The device idles for the part of H
+// that the forward's device work D does not cover: max(0, H - D) (host-bound
+// vs device-bound execution: TaxBreak arXiv:2603.12465; Megatron-Core MoE
+// README "CPU Overhead Bottleneck"). Full recompute repeats the forward and
+// its sync in the backward, with the same idle; the backward's own kernels
+// are issued faster than they run, so the host does not hold them up.
+// D is the forward's share of the block's time S = compute + exposed
+// communication of all its passes, by FLOPs: 1 of 3 (2 per parameter and
+// token forward, 4 backward: Narayanan et al. 2021 §3.5), 1 of 4 with full
+// recompute. By FLOPs, not the forward's own time, because a window's
+// exposure is spread over its passes in proportion to their compute and
+// moves between them as compute changes: with D a fixed share of S the
+// block takes S + n max(0, H - S/k) (n = 1 or 2 syncs, k = 3 or 4, n <= k),
+// monotone in S and so in every compute and communication time.
 void AddHostBound(const PlanContext& c, Seg& s) {
   if (c.ep_window != EpWindow::kExposed || !c.job->moe_host_sync || c.plan->ep <= 1) return;
-  const Seconds idle =
-      Max(Seconds(), Seconds(c.cluster->chip.moe_dispatch_host_s) - (s.cf + s.ExposedF()));
-  const double times = c.plan->recompute == Recompute::kFull ? 2.0 : 1.0;
+  const Seconds host(c.cluster->chip.moe_dispatch_host_s);
+  const Seconds block = s.cf + s.cb + s.cw + s.ExposedF() + s.ExposedB() + s.ExposedW();
+  const bool full = c.plan->recompute == Recompute::kFull;
+  const Seconds idle = Max(Seconds(), host - block * (full ? 0.25 : 1.0 / 3.0));
   s.exp_f[kAxHost] += idle;
-  if (times > 1) s.exp_b[kAxHost] += idle;
-  s.total[kAxHost] += times * idle;
+  s.total[kAxHost] += idle;
   s.total_f[kAxHost] += idle;
+  if (!full) return;
+  s.exp_b[kAxHost] += idle;
+  s.total[kAxHost] += idle;
 }
 
 Seconds Sum(const AxisTimes& a) {

@@ -317,7 +317,9 @@ Seconds StepModel::LinkTimeFor(const PlanSpec& given) const {
   const int64_t per = step_internal::ChunksPerDevice(plan);
   const double w = step_internal::ChunkShare(plan);
   // The dispatcher's host time per MoE layer forward (layer_cost.cc AddEp,
-  // AddHostBound): the layer's forward lasts at least that long.
+  // AddHostBound): the layer's passes together last at least that long per
+  // micro-batch (its forward alone may not: the idle is a share of the
+  // whole layer's time).
   const Seconds host = impl.job.moe_host_sync && plan.ep > 1 && impl.model.moe
                            ? Seconds(impl.cluster.chip.moe_dispatch_host_s)
                            : Seconds();
@@ -330,10 +332,7 @@ Seconds StepModel::LinkTimeFor(const PlanSpec& given) const {
     const step_internal::ChunkKey key = step_internal::KeyOfChunk(segs, impl.work, chunk);
     const step_internal::Seg& s = chunks.OfKey(key);
     Seconds floor = s.cf;
-    if (!paired) {
-      floor = Max(Max(s.cf + s.exp_f[tp], WindowTraffic(s.total_f)),
-                  static_cast<double>(key.moe) * host);
-    }
+    if (!paired) floor = Max(s.cf + s.exp_f[tp], WindowTraffic(s.total_f));
     before[static_cast<size_t>(chunk) + 1] = before[static_cast<size_t>(chunk)] + floor;
   }
   Seconds busiest, sum, filled, reduce;

@@ -144,7 +144,6 @@ RunValidation RunHeader(const PublishedRun& run) {
   out.family = FamilyOf(run.chip_key);
   out.is_moe = run.arch.moe.has_value();
   out.is_tpu = run.chip_key.rfind("tpu", 0) == 0;
-  out.held_out = IsHeldOut(run.id);
   return out;
 }
 
@@ -248,15 +247,6 @@ Result<CalibrationOverride> ParseCalibrationOverride(std::string_view text) {
   return o;
 }
 
-bool IsHeldOut(std::string_view id) {
-  uint64_t h = 1469598103934665603ull;  // FNV-1a 64-bit offset basis
-  for (char c : id) {
-    h ^= static_cast<unsigned char>(c);
-    h *= 1099511628211ull;
-  }
-  return h % 4 == 0;
-}
-
 ErrorStats SummarizeErrors(std::string group, const std::vector<const RunValidation*>& runs) {
   ErrorStats st;
   st.group = std::move(group);
@@ -292,7 +282,7 @@ ValidationReport SummarizeRuns(std::vector<RunValidation> done,
                                const std::vector<PublishedRun>& runs) {
   ValidationReport rep;
   rep.runs = std::move(done);
-  std::vector<const RunValidation*> all, fitted, held, korth;
+  std::vector<const RunValidation*> all, korth;
   std::vector<std::string> families;
   for (size_t i = 0; i < rep.runs.size(); ++i) {
     const RunValidation& r = rep.runs[i];
@@ -303,15 +293,12 @@ ValidationReport SummarizeRuns(std::vector<RunValidation> done,
     if (r.kind == MetricKind::kMemoryPerChipBytes) continue;  // SummarizeMemory
     all.push_back(&r);
     if (!r.memory_fits) rep.layout_not_fit.push_back(r.id);
-    (r.held_out ? held : fitted).push_back(&r);
     if (runs[i].source.rfind("Korthikanti et al. 2022", 0) == 0) korth.push_back(&r);
     if (std::find(families.begin(), families.end(), r.family) == families.end()) {
       families.push_back(r.family);
     }
   }
   rep.all = SummarizeErrors("all", all);
-  rep.fitted = SummarizeErrors("fitted", fitted);
-  rep.held_out = SummarizeErrors("held-out", held);
   if (!korth.empty()) rep.korthikanti = SummarizeErrors("Korthikanti et al. 2022", korth);
   auto group = [&](const std::string& name, auto pred) {
     std::vector<const RunValidation*> g;

