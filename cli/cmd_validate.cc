@@ -31,8 +31,8 @@ struct ValidateFlags {
 // source, under the calibration its fold refitted without its source.
 Status Explain(const ValidateFlags& f, const std::vector<PublishedRun>& runs,
                const ValidateOptions& options, CommandOutput& output) {
-  if (f.json || !f.html.empty()) {
-    return InvalidInput("--explain prints text; drop --json and --html");
+  if (f.json || !f.html.empty() || f.fit) {
+    return InvalidInput("--explain prints text; drop --json, --html and --fit");
   }
   const std::string where = f.runs_file.empty() ? "the bundled runs" : f.runs_file;
   std::vector<const PublishedRun*> named;

@@ -197,6 +197,47 @@ TEST(ValidateCli, ExplainRefusesUnknownIdsAndOtherOutputs) {
   EXPECT_NE(unknown.out.find("--explain 'no_such_run'"), std::string::npos) << unknown.out;
   EXPECT_EQ(Occam("--explain korthikanti2022_175B_selective_sp --json").status, 2);
   EXPECT_EQ(Occam("--explain korthikanti2022_175B_selective_sp --html x.html").status, 2);
+  EXPECT_EQ(Occam("--explain korthikanti2022_175B_selective_sp --fit").status, 2);
 }
 
 }  // namespace
+
+// --fit on a run file of one chip family (Korthikanti et al. 2022's nine
+// A100 runs): the fitted values, tried with --set on the same runs, give the
+// training median the fit reports, and the plateau stays at or below the
+// A100's measured one (0.869). --fit prints the fit alone.
+TEST(ValidateCli, FitReportsTheMedianItsValuesGive) {
+  std::FILE* in = std::fopen(Data("data/runs/published.json").c_str(), "r");
+  ASSERT_NE(in, nullptr);
+  const auto all = nlohmann::json::parse(in);
+  std::fclose(in);
+  nlohmann::json korthikanti = nlohmann::json::array();
+  for (const auto& r : all) {
+    if (r["id"].get<std::string>().rfind("korthikanti2022_", 0) == 0) korthikanti.push_back(r);
+  }
+  ASSERT_EQ(korthikanti.size(), 9u);
+  const std::string path = testing::TempDir() + "korthikanti_runs.json";
+  std::FILE* out = std::fopen(path.c_str(), "w");
+  ASSERT_NE(out, nullptr);
+  std::fputs(korthikanti.dump().c_str(), out);
+  std::fclose(out);
+  const auto fit = nlohmann::json::parse(Occam("--fit --json --runs " + path, true).out);
+  ASSERT_EQ(fit["fits"].size(), 1u);
+  const auto& a100 = fit["fits"][0];
+  EXPECT_EQ(a100["family"], "a100");
+  EXPECT_EQ(a100["training_runs"], 9);
+  EXPECT_TRUE(a100["moe_dispatch_host_ms"].is_null());
+  const double eff = a100["efficiency"].get<double>();
+  EXPECT_LE(eff, 0.869);
+  const std::string set =
+      " --set a100.gemm_efficiency=" + std::to_string(eff) +
+      " --set a100.gemm_half_tokens=" + std::to_string(a100["half_tokens"].get<double>()) +
+      " --set a100.gemm_half_width=" + std::to_string(a100["half_width"].get<double>());
+  const auto tried = nlohmann::json::parse(Occam("--json --runs " + path + set, true).out);
+  EXPECT_NEAR(tried["summary"]["all"]["median_abs_error"].get<double>(),
+              a100["training_median_abs_error"].get<double>(), 1e-9);
+  const CliOutput both = Occam("--fit --cv source --runs " + path);
+  EXPECT_EQ(both.status, 2);
+  EXPECT_NE(both.out.find("--fit"), std::string::npos) << both.out;
+  std::remove(path.c_str());
+}

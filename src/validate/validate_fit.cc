@@ -124,7 +124,6 @@ PreparedSet PrepareAll(const std::vector<PublishedRun>& runs, const ValidateOpti
       ClusterSpec catalog = setup->cluster;
       ApplyOverrides(options.overrides, family, &catalog);
       const Result<ChipSpec> prior = PriorCalibration(catalog.chip);
-      p.catalog[family] = PointOf(catalog.chip);
       p.cap[family] = catalog.chip.gemm_measured_plateau;
       if (prior.ok()) p.prior[family] = PointOf(*prior);
     }

@@ -32,13 +32,12 @@ std::vector<CalibrationOverride> Overrides(const std::string& family, const Cali
 
 // Every run set up and its layout chosen under the prior calibration (no
 // fitted value takes part in choosing a training run's layout). A family's
-// catalog point, prior point and measured plateau are read off its first
-// run's chip.
+// prior point and measured plateau are read off its first run's chip.
 struct PreparedSet {
   std::vector<Result<PreparedRun>> runs;
   std::vector<std::string> family;
-  std::map<std::string, CalibrationPoint> prior, catalog;  // by family
-  std::map<std::string, double> cap;                       // measured plateau, 0 = none
+  std::map<std::string, CalibrationPoint> prior;  // by family
+  std::map<std::string, double> cap;              // measured plateau, 0 = none
 };
 PreparedSet PrepareAll(const std::vector<PublishedRun>& runs, const ValidateOptions& options);
 
