@@ -101,19 +101,4 @@ CrossValidationReport CrossValidateBySource(const std::vector<PublishedRun>& run
   return rep;
 }
 
-FitReport FitCalibration(const std::vector<PublishedRun>& runs, const ValidateOptions& options) {
-  validate::PreparedSet prep = validate::PrepareAll(runs, options);
-  ThreadPool pool(options.threads);
-  FitReport rep;
-  const validate::FamilyFits fits = validate::FitFamilies(
-      runs, prep, [](size_t) { return true; }, pool, nullptr);
-  for (const auto& [family, fit] : fits.fit) rep.fits.push_back(fit);
-  if (fits.fit.count("h100")) {
-    for (const auto& [family, point] : validate::TransfersOf(fits.fit.at("h100").point)) {
-      rep.transfers.push_back(FamilyFit{family, "", point, 0, 0, fits.fit.at("h100").host_fitted});
-    }
-  }
-  return rep;
-}
-
 }  // namespace occam
