@@ -19,7 +19,7 @@ namespace occam {
 // the bundled runs (doc/validation.md, "Out of sample"; checked against it by
 // src/validate/validate_cv_test.cc). The PP verdict calls PP needed only when
 // the best layout with PP is faster by more than this.
-inline constexpr double kPpErrorBand = 0.09;
+inline constexpr double kPpErrorBand = 0.08;
 
 struct SearchOptions {
   int64_t top = 10;                    // layouts kept in `top`

@@ -256,6 +256,15 @@ struct JobSpec {
   // buckets). false: after the last backward, exposed (Megatron-LM before
   // 2023: its local DDP all-reduced once per step).
   bool overlap_grad_reduce = true;
+  // Each weight-gradient GEMM accumulates into the main-grad buffer itself
+  // (Megatron-LM --gradient-accumulation-fusion, on by default since
+  // 2022-02, commit 83b1e42f30; Megatron-Core; other frameworks'
+  // fused or single-micro-batch paths). false: Megatron-LM's local DDP hook
+  // adds every micro-batch's 16-bit gradient into the buffer,
+  // param.main_grad.add_(param.grad.data) (megatron/model/distributed.py):
+  // a memory-bound pass per parameter per micro-batch. Job key
+  // grad_accumulation_fusion.
+  bool grad_accumulation_fusion = true;
   // Tensor-parallel collectives pipelined with the GEMMs that produce or
   // consume them (Megatron-LM --tp-comm-overlap, Transformer Engine
   // userbuffers; XLA collective matmul, Wang et al. ASPLOS'23): they hide

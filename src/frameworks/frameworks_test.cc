@@ -117,6 +117,19 @@ TEST(MegatronRules, CrossEntropy) {
   EXPECT_TRUE(Mentions(Check(Framework::kMegatron, s, p), "no eager PyTorch cross entropy"));
 }
 
+// Gradient accumulation fusion is Megatron-LM's default: an unfused job is
+// written with --no-gradient-accumulation-fusion, a fused one without it.
+TEST(MegatronRules, GradientAccumulationFusion) {
+  Inputs s = Make("llama-3.1-70b", "h100", 64, 4096, 64);
+  const PlanSpec p = Plan("tp=8,pp=2,dp=4");
+  EXPECT_EQ(Emit(Framework::kMegatron, s, p).find("--no-gradient-accumulation-fusion"),
+            std::string::npos);
+  s.job.grad_accumulation_fusion = false;
+  EXPECT_TRUE(Check(Framework::kMegatron, s, p).empty());
+  EXPECT_NE(Emit(Framework::kMegatron, s, p).find("--no-gradient-accumulation-fusion"),
+            std::string::npos);
+}
+
 // torchtitan (parallel_dims.py): EP divides dp_shard*cp*tp. FSDP over 128:
 // 128/64 = 2 expert-FSDP ranks; HSDP replicate 2 x shard 64: 64/64 = 1;
 // replicate 128 x shard 1 (zero=0): 64 does not divide 1.

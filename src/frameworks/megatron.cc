@@ -183,6 +183,7 @@ void StepArgs(const Ctx& c, const PlanSpec& p, Args& a) {
   }
   a.Add("--bf16");
   if (c.job.cross_entropy == CrossEntropyImpl::kFused) a.Add("--cross-entropy-loss-fusion");
+  if (!c.job.grad_accumulation_fusion) a.Add("--no-gradient-accumulation-fusion");
   if (c.job.precision == Precision::kFp8) {
     a.Add("--fp8-format", "e4m3");
     a.Add("--fp8-recipe", IsBlackwell(c.cluster.chip) ? "mxfp8" : "blockwise");

@@ -286,6 +286,8 @@ Result<ImportedLayout> MegatronResolve(const FrameworkFile& f, const Ctx& c) {
         "the fused 20 (cross_entropy=vocab_parallel); adding the flag saves that time");
   }
   j.overlap_grad_reduce = Has(f, "overlap-grad-reduce");
+  // --gradient-accumulation-fusion is on unless turned off (megatron/training/arguments.py).
+  j.grad_accumulation_fusion = !Has(f, "no-gradient-accumulation-fusion");
   j.tp_comm_overlap = Has(f, "tp-comm-overlap");
   OCCAM_RETURN_IF_ERROR(ResolveBalance(f, c.model, j));
   if (Has(f, "fp16")) out.notes.push_back("--fp16 is costed as bf16 (same bytes and FLOP rate)");

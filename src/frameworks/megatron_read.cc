@@ -43,6 +43,7 @@ const std::set<std::string>& MegatronUnderstood() {
                                           "moe-token-dispatcher-type",
                                           "cp-comm-type",
                                           "overlap-grad-reduce",
+                                          "no-gradient-accumulation-fusion",
                                           "overlap-param-gather",
                                           "tp-comm-overlap",
                                           "bf16",

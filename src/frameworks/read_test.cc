@@ -85,31 +85,44 @@ TEST(ReadMegatron, Fp8FlagsReachTheJob) {
   EXPECT_FALSE(ResolveFrameworkFile(*f, *model, *h100, JobSpec{}).ok());
 }
 
+// The bundled Megatron-LM Llama 3.1 70B file on 64 H100s with `extra`
+// flags inserted.
+ImportedLayout ReadLlama70bWith(const std::string& extra) {
+  auto model = CatalogModel("llama-3.1-70b");
+  auto h100 = CatalogCluster("h100", 64);
+  EXPECT_TRUE(model.ok() && h100.ok());
+  if (!model.ok() || !h100.ok()) return ImportedLayout{};
+  std::string text = Read("megatron-llama3.1-70b.sh");
+  text.insert(text.find("--log-interval"), extra);
+  auto f = ParseFrameworkFile(Framework::kMegatron, text, "megatron-llama3.1-70b.sh");
+  EXPECT_TRUE(f.ok()) << f.status().message();
+  if (!f.ok()) return ImportedLayout{};
+  auto l = ResolveFrameworkFile(*f, *model, *h100, JobSpec{});
+  EXPECT_TRUE(l.ok()) << l.status().message();
+  return l.ok() ? *l : ImportedLayout{};
+}
+
 // Without --cross-entropy-loss-fusion (store-true, default off) Megatron-LM
 // runs VocabParallelCrossEntropy op by op; with it, the fused loss.
 TEST(ReadMegatron, CrossEntropyFusionFlag) {
-  auto model = CatalogModel("llama-3.1-70b");
-  auto h100 = CatalogCluster("h100", 64);
-  ASSERT_TRUE(model.ok() && h100.ok());
-  auto read = [&](const std::string& extra) {
-    std::string text = Read("megatron-llama3.1-70b.sh");
-    text.insert(text.find("--log-interval"), extra);
-    auto f = ParseFrameworkFile(Framework::kMegatron, text, "megatron-llama3.1-70b.sh");
-    EXPECT_TRUE(f.ok()) << f.status().message();
-    auto l = ResolveFrameworkFile(*f, *model, *h100, JobSpec{});
-    EXPECT_TRUE(l.ok()) << l.status().message();
-    return l.ok() ? *l : ImportedLayout{};
-  };
   auto names_fusion = [](const ImportedLayout& l) {
     return std::any_of(l.notes.begin(), l.notes.end(), [](const std::string& n) {
       return n.find("--cross-entropy-loss-fusion") != std::string::npos;
     });
   };
-  const ImportedLayout unfused = read(""), fused = read("--cross-entropy-loss-fusion ");
+  const ImportedLayout unfused = ReadLlama70bWith("");
+  const ImportedLayout fused = ReadLlama70bWith("--cross-entropy-loss-fusion ");
   EXPECT_EQ(unfused.job.cross_entropy, CrossEntropyImpl::kVocabParallel);
   EXPECT_TRUE(names_fusion(unfused));  // the user is told what the flag would save
   EXPECT_EQ(fused.job.cross_entropy, CrossEntropyImpl::kFused);
   EXPECT_FALSE(names_fusion(fused));
+}
+
+// --gradient-accumulation-fusion is Megatron-LM's default; the file turns it
+// off with --no-gradient-accumulation-fusion.
+TEST(ReadMegatron, GradientAccumulationFusionFlag) {
+  EXPECT_TRUE(ReadLlama70bWith("").job.grad_accumulation_fusion);
+  EXPECT_FALSE(ReadLlama70bWith("--no-gradient-accumulation-fusion ").job.grad_accumulation_fusion);
 }
 
 // shard -1 fills 64/(1*8*1*1) = 8 FSDP ranks; no PP, so the micro-batch is

@@ -130,6 +130,7 @@ std::string EstimateJson(const Estimate& e, const ModelSpec& model, const Cluste
         {"cross_entropy", CrossEntropyImplName(job.cross_entropy)},
         {"dropout", job.dropout},
         {"overlap_grad_reduce", job.overlap_grad_reduce},
+        {"grad_accumulation_fusion", job.grad_accumulation_fusion},
         {"tp_comm_overlap", job.tp_comm_overlap},
         {"moe_host_sync", job.moe_host_sync},
         {"fsdp_per_tensor", job.fsdp_per_tensor},

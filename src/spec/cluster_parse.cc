@@ -199,6 +199,7 @@ Result<JobSpec> ParseJob(std::string_view text, std::string_view origin) {
                                      "attention",
                                      "dropout",
                                      "overlap_grad_reduce",
+                                     "grad_accumulation_fusion",
                                      "tp_comm_overlap",
                                      "cross_entropy",
                                      "fp8_output_proj",
@@ -255,6 +256,7 @@ Result<JobSpec> ParseJob(std::string_view text, std::string_view origin) {
   job.attention = *a;
   OCCAM_ASSIGN_OR_RETURN(job.dropout, n.Bool("dropout", false));
   OCCAM_ASSIGN_OR_RETURN(job.overlap_grad_reduce, n.Bool("overlap_grad_reduce", true));
+  OCCAM_ASSIGN_OR_RETURN(job.grad_accumulation_fusion, n.Bool("grad_accumulation_fusion", true));
   OCCAM_ASSIGN_OR_RETURN(job.tp_comm_overlap, n.Bool("tp_comm_overlap", false));
   OCCAM_ASSIGN_OR_RETURN(std::string cross_entropy, n.String("cross_entropy", "fused"));
   auto ce = ParseCrossEntropyImplName(cross_entropy);

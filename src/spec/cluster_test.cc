@@ -409,6 +409,20 @@ TEST(JobParse, CrossEntropy) {
   EXPECT_NE(bad.status().message().find("vocab_parallel"), std::string::npos);
 }
 
+TEST(JobParse, GradAccumulationFusion) {
+  auto fused = ParseJob("job: {seq_len: 8, global_batch_seqs: 8}", "j.yaml");
+  ASSERT_TRUE(fused.ok()) << fused.status().message();
+  EXPECT_TRUE(fused->grad_accumulation_fusion);
+  auto unfused = ParseJob(
+      "job: {seq_len: 8, global_batch_seqs: 8, grad_accumulation_fusion: false}", "j.yaml");
+  ASSERT_TRUE(unfused.ok()) << unfused.status().message();
+  EXPECT_FALSE(unfused->grad_accumulation_fusion);
+  auto bad =
+      ParseJob("job: {seq_len: 8, global_batch_seqs: 8, grad_accumulation_fusion: 3}", "j.yaml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("job.grad_accumulation_fusion"), std::string::npos);
+}
+
 TEST(Document, NestingDepth) {
   EXPECT_EQ(spec::NestingDepth("{\"a\": [1, {\"b\": 2}]}"), 3);
   EXPECT_EQ(spec::NestingDepth("a:\n  b:\n    c: 1\n"), 3);

@@ -404,6 +404,29 @@ TEST(JobOptions, AnUnfusedLossPaysItsPassesOverTheLogits) {
                    step(CrossEntropyImpl::kVocabParallel, false));
 }
 
+TEST(JobOptions, UnfusedGradientAccumulationPaysAPassPerParameterAndMicroBatch) {
+  // Megatron-LM's DDP hook, param.main_grad.add_(param.grad.data), on each
+  // of the 2 micro-batches: the 2-byte gradient read, the main-grad buffer
+  // read and written (4 B each in fp32, 2 B with 16-bit gradients), for
+  // every parameter the rank holds (tp = pp = 1: all of them), memory-bound
+  // at the chip's HBM rate.
+  const SmallDp8 c;
+  auto step = [&](bool fused, bool bf16_gradients) {
+    return c.Step([&](JobSpec& j) {
+      j.grad_accumulation_fusion = fused;
+      j.bf16_gradients = bf16_gradients;
+    });
+  };
+  auto e = EstimateStep(c.m, c.cluster, c.job, *ParsePlan("tp=1,pp=1,dp=8,zero=1,mbs=1"));
+  ASSERT_TRUE(e.ok());
+  const double params = static_cast<double>(e->params_total);
+  const double hbm = c.cluster.chip.hbm_bandwidth.value();
+  const double fp32 = 2.0 * params * (2.0 + 2.0 * 4.0) / hbm;
+  EXPECT_NEAR(step(false, false) - step(true, false), fp32, 1e-6 * fp32);
+  const double bf16 = 2.0 * params * (2.0 + 2.0 * 2.0) / hbm;
+  EXPECT_NEAR(step(false, true) - step(true, true), bf16, 1e-6 * bf16);
+}
+
 TEST(JobOptions, MegatronsUnfusedLossHoldsWhatTheFusedOneHolds) {
   // VocabParallelCrossEntropy works in place on its one fp32 copy of the
   // logits and keeps it as the softmax for the backward: the fused loss's

@@ -549,6 +549,23 @@ void AddOffload(const PlanContext& c, const BlockWork& b, Seg& s) {
 
 }  // namespace
 
+namespace {
+
+// Megatron-LM without gradient accumulation fusion
+// (JobSpec::grad_accumulation_fusion false): its local DDP's hook adds every
+// micro-batch's 16-bit weight gradient into the main-grad buffer,
+// param.main_grad.add_(param.grad.data) (megatron/model/distributed.py of
+// 2021): a read of the 2-byte gradient and a read and write of the buffer
+// (4-byte with fp32 accumulation, 2-byte with 16-bit gradients) per
+// parameter the chip holds, memory-bound, in the weight-gradient pass.
+Seconds GradAccumulationTime(const PlanContext& c, double params) {
+  if (c.job->grad_accumulation_fusion || params <= 0) return Seconds();
+  const double buffer = c.job->bf16_gradients ? 2.0 : 4.0;
+  return MemoryBoundTime(c.cluster->chip, params * (2.0 + 2.0 * buffer));
+}
+
+}  // namespace
+
 Seg BlockSeg(const PlanContext& c, const BlockWork& b, bool moe) {
   const PlanSpec& p = *c.plan;
   const Compute x = BlockCompute(c, b);
@@ -586,6 +603,7 @@ Seg BlockSeg(const PlanContext& c, const BlockWork& b, bool moe) {
   const double tp = static_cast<double>(p.tp);
   s.params_dense = static_cast<double>(b.params_dense) / tp;
   s.params_expert = static_cast<double>(b.params_expert) / static_cast<double>(p.ep * p.etp);
+  s.cw += GradAccumulationTime(c, s.params_dense + s.params_expert);
   const double seq = static_cast<double>(c.job->seq_len);
   const ActivationSavers savers = SaversOf(c);
   s.act = Bytes(BlockActivationBytes(b, *c.work, c.tokens, seq, p.tp, p.sp, p.recompute, 1.0,
@@ -641,6 +659,7 @@ Seg EmbeddingSeg(const PlanContext& c) {
   s.cf = MemoryBoundTime(c.cluster->chip, c.tokens * h * kAct / tp);
   s.cw = 2 * s.cf;
   s.params_dense = static_cast<double>(c.work->params_embedding) / tp;
+  s.cw += GradAccumulationTime(c, s.params_dense);
   AddTp(c, 0.5, s);  // vocab-parallel embedding: one reduce-scatter (fwd) / all-gather (bwd)
   Hide hide;
   AddWholeFsdp(c, s, hide);
@@ -669,6 +688,7 @@ Seg HeadSeg(const PlanContext& c) {
   s.cb = g + ew;
   s.cw = g;
   s.params_dense = static_cast<double>(w.params_head) / tp;
+  s.cw += GradAccumulationTime(c, s.params_dense);
   s.act = Bytes(c.tokens * w.head_act_bytes / tp);
   AddTp(c, 0.5, s);  // gather the sequence before the vocab-parallel head
   Hide h;

@@ -205,6 +205,37 @@ void SetDeepSpeedGradients(const PublishedRun& run, JobSpec* job,
        "partition_parameters.py _reduce_scatter_gradient)");
 }
 
+// The run's date as a month count (year * 12 + month - 1); a date that
+// names only its year counts as that year's December, so that a capability
+// is withheld only from runs certainly older than it. nullopt: undated.
+std::optional<int> RunMonth(const PublishedRun& run) {
+  const int year = RunYear(run);
+  if (year == 0) return std::nullopt;
+  int month = 12;
+  if (run.date->size() >= 7 && (*run.date)[4] == '-') month = std::stoi(run.date->substr(5, 2));
+  return year * 12 + month - 1;
+}
+
+// Megatron-LM fused the accumulation of each micro-batch's weight gradient
+// into the weight-gradient GEMM on 2022-02-13 (commit 83b1e42f30, "gradient
+// accumulation fusion", on unless --no-gradient-accumulation-fusion, with
+// fp32 accumulation: bf16, as occam reads these runs' 16-bit precision).
+// Before, its local DDP's backward hook added every micro-batch's gradient
+// into the main-grad buffer (megatron/model/distributed.py,
+// param.main_grad.add_(param.grad.data)); JobSpec::grad_accumulation_fusion.
+// DeepSpeed's ZeRO handles the gradients itself.
+void SetDatedGradAccumulation(const PublishedRun& run, JobSpec* job,
+                              std::vector<std::pair<std::string, std::string>>* filled) {
+  constexpr int kFusion = 2022 * 12 + 1;  // 2022-02
+  const std::optional<int> month = RunMonth(run);
+  if (!month || *month >= kFusion || DeepSpeedZero(run)) return;
+  job->grad_accumulation_fusion = false;
+  Fill(filled, "job.grad_accumulation_fusion",
+       "false (Megatron-LM dated " + *run.date +
+           ", before gradient accumulation fusion (2022-02): its DDP hook adds each "
+           "micro-batch's gradient into the main-grad buffer)");
+}
+
 void SetDatedDefaults(const PublishedRun& run, JobSpec* job,
                       std::vector<std::pair<std::string, std::string>>* filled) {
   const int year = RunYear(run);
@@ -219,6 +250,7 @@ void SetDatedDefaults(const PublishedRun& run, JobSpec* job,
   Fill(filled, "job.dropout", "on, 0.1" + why + "; Megatron-LM's default)");
   Fill(filled, "job.overlap_grad_reduce",
        "false" + why + "; Megatron-LM's local DDP: one all-reduce after the last backward)");
+  SetDatedGradAccumulation(run, job, filled);
 }
 
 // torchtitan's ChunkedLossWrapper (components/loss.py) runs the head and
@@ -236,17 +268,6 @@ void SetStatedLossChunks(const std::string& text, JobSpec* job,
          "8 (ChunkedLossWrapper stated; its Config.num_chunks default, torchtitan "
          "components/loss.py)");
   }
-}
-
-// The run's date as a month count (year * 12 + month - 1); a date that
-// names only its year counts as that year's December, so that a capability
-// is withheld only from runs certainly older than it. nullopt: undated.
-std::optional<int> RunMonth(const PublishedRun& run) {
-  const int year = RunYear(run);
-  if (year == 0) return std::nullopt;
-  int month = 12;
-  if (run.date->size() >= 7 && (*run.date)[4] == '-') month = std::stoi(run.date->substr(5, 2));
-  return year * 12 + month - 1;
 }
 
 // A torchtitan run: its source names the repository.

@@ -259,6 +259,31 @@ TEST(RunFramework, MegatronLmRunsTheUnfusedLossUnlessFusionIsStated) {
   EXPECT_EQ(nemo.cross_entropy, CrossEntropyImpl::kFused);
 }
 
+// Megatron-LM fused gradient accumulation into the weight-gradient GEMM on
+// 2022-02-13 (commit 83b1e42f30): a Megatron-LM run dated before adds every
+// micro-batch's gradient into the main-grad buffer; one dated after, one of
+// another framework and one whose gradients DeepSpeed's ZeRO handles do not.
+TEST(RunFramework, MegatronLmBefore2022AccumulatesGradientsUnfused) {
+  auto fusion = [](const char* framework, const char* date, const char* zero) {
+    PublishedRun r;
+    r.source = "Narayanan et al. 2021";
+    r.framework = framework;
+    r.date = date;
+    if (zero[0] != '\0') r.parallel.zero = zero;
+    JobSpec job;
+    std::vector<std::pair<std::string, std::string>> filled;
+    SetDatedDefaults(r, &job, &filled);
+    EXPECT_EQ(HasFilled(filled, "job.grad_accumulation_fusion"), !job.grad_accumulation_fusion);
+    return job.grad_accumulation_fusion;
+  };
+  EXPECT_FALSE(fusion("megatron-lm", "2021-04", ""));
+  EXPECT_FALSE(fusion("megatron-lm", "2022-01", ""));
+  EXPECT_TRUE(fusion("megatron-lm", "2022-05", ""));
+  EXPECT_TRUE(fusion("megatron-lm", "2022", ""));  // a year alone counts as its December
+  EXPECT_TRUE(fusion("nemo", "2021-04", ""));
+  EXPECT_TRUE(fusion("megatron-lm", "2021-04", "3 (DeepSpeed ZeRO-3)"));
+}
+
 // A run whose notes state torchtitan's ChunkedLossWrapper gets its default
 // 8 chunks (components/loss.py, Config.num_chunks) unless it states a count;
 // a stated training dtype bfloat16 gives BF16 weights, gradients and moments.

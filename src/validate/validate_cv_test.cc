@@ -171,7 +171,10 @@ TEST(CrossValidation, HeldOutMeasurementsDoNotReachTheirOwnPredictions) {
 // share of the MoE block's time, monotone in every resource (the fold
 // without Megatron-Bridge fits a host time of 8.0 ms, 8.5 before): 8.15% /
 // 25.05%, the MoE runs' median 9.6% -> 12.0%.
-constexpr double kMaxOosMedian = 0.082;
+// Megatron-LM before 2022-02 adding each micro-batch's gradient into its
+// main-grad buffer (no gradient accumulation fusion): the A100 runs 7.54% ->
+// 3.25% out of sample, all runs 7.80% / 25.09%; the PP band 9% -> 8%.
+constexpr double kMaxOosMedian = 0.079;
 constexpr double kMaxOosP90 = 0.251;
 
 TEST(CrossValidation, OutOfSampleGateAndTheVerdictsErrorBand) {

@@ -64,9 +64,15 @@ namespace {
 // share of the MoE block's time: 6.63% / 22.77%. The Korthikanti et al.
 // 2022 mean, 3.65% until then only under a fit constraint on those runs
 // (doc/validation.md, "Calibration fit"), is 9.52% without it.
-constexpr double kMaxMedianError = 0.0665;
-constexpr double kMaxP90Error = 0.228;
-constexpr double kMaxKorthikantiMeanError = 0.096;
+// Megatron-LM before 2022-02 adding each micro-batch's gradient into its
+// main-grad buffer (the Narayanan et al. 2021 runs) and the a100 row refitted
+// (0.71 -> 0.76): 6.26% / 23.87%, the p90 up as the faster A100 row moves
+// the DeepSpeed ZeRO-3 rows of the same paper (not Megatron-LM's DDP) up to
+// it; out of sample 8.15% -> 7.80% with the p90 unchanged (25.09%). The
+// Korthikanti mean 9.52% -> 6.52%.
+constexpr double kMaxMedianError = 0.063;
+constexpr double kMaxP90Error = 0.239;
+constexpr double kMaxKorthikantiMeanError = 0.066;
 constexpr int64_t kMaxSkipped = 3;
 // Throughput runs whose layout occam's memory model judges not to fit though
 // their source ran them (doc/validation.md, "Memory per chip"): 12 MaxText
