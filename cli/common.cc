@@ -111,6 +111,9 @@ void AddJobFlags(CLI::App& cmd, JobFlags& f) {
   cmd.add_flag("--dropout", f.dropout, "attention and hidden dropout on (GPT-3-era training)");
   cmd.add_flag("--no-grad-overlap", f.no_grad_overlap,
                "data-parallel gradient reduction after the last backward, not overlapped");
+  cmd.add_flag("--no-grad-accumulation-fusion", f.no_grad_accumulation_fusion,
+               "each micro-batch's weight gradient added into the main grads in a pass of its "
+               "own (Megatron-LM before 2022-02, --no-gradient-accumulation-fusion)");
   cmd.add_flag("--tp-comm-overlap", f.tp_comm_overlap,
                "tensor-parallel collectives pipelined with their GEMMs (Megatron-LM flag)");
   cmd.add_flag("--no-moe-host-sync", f.no_moe_host_sync,
@@ -418,6 +421,7 @@ Result<JobSpec> BuildJob(const JobFlags& f) {
                                      "fused, vocab_parallel or eager", &job.cross_entropy));
   if (f.dropout) job.dropout = true;
   if (f.no_grad_overlap) job.overlap_grad_reduce = false;
+  if (f.no_grad_accumulation_fusion) job.grad_accumulation_fusion = false;
   if (f.tp_comm_overlap) job.tp_comm_overlap = true;
   if (f.no_moe_host_sync) job.moe_host_sync = false;
   if (!f.optimizer_moments.empty()) {

@@ -46,6 +46,7 @@ struct JobFlags {
   std::string cross_entropy;
   bool dropout = false;
   bool no_grad_overlap = false;
+  bool no_grad_accumulation_fusion = false;
   bool tp_comm_overlap = false;
   bool no_moe_host_sync = false;
   std::string optimizer_moments;  // "fp32" or "bf16"

@@ -74,6 +74,23 @@ TEST(EstimateCli, CrossEntropyFlagReachesTheJob) {
                    fused["memory_per_chip_bytes"]["total"].get<double>());
 }
 
+TEST(EstimateCli, GradAccumulationFusionFlagReachesTheJob) {
+  auto run = [](const std::string& flag) {
+    const CliOutput r = Estimate(
+        "--model llama-3.1-8b --cluster a100 --chips 8 --seq-len 4096 --global-batch-seqs 32 "
+        "--plan tp=1,pp=1,dp=8,zero=1,mbs=1 --json" +
+            flag,
+        true);
+    EXPECT_EQ(r.status, 0) << r.out;
+    return r.status == 0 ? nlohmann::json::parse(r.out) : nlohmann::json::object();
+  };
+  const auto fused = run(""), unfused = run(" --no-grad-accumulation-fusion");
+  ASSERT_TRUE(fused.contains("job") && unfused.contains("job"));
+  EXPECT_EQ(fused["job"]["grad_accumulation_fusion"], true);
+  EXPECT_EQ(unfused["job"]["grad_accumulation_fusion"], false);
+  EXPECT_GT(unfused["step_time_s"].get<double>(), fused["step_time_s"].get<double>());
+}
+
 TEST(EstimateCli, LayoutThatDoesNotDivideIsBadInput) {
   const CliOutput r = Estimate(
       "--model llama-3.1-8b --cluster h100 --chips 64 --seq-len 8192 --global-batch-seqs 512 "
