@@ -547,10 +547,6 @@ void AddOffload(const PlanContext& c, const BlockWork& b, Seg& s) {
   s.exp_b[kAxOffload] += Max(Seconds(), t - s.cb);
 }
 
-}  // namespace
-
-namespace {
-
 // Megatron-LM without gradient accumulation fusion
 // (JobSpec::grad_accumulation_fusion false): its local DDP's hook adds every
 // micro-batch's 16-bit weight gradient into the main-grad buffer,
