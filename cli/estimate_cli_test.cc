@@ -55,15 +55,19 @@ TEST(EstimateCli, Llama70BOnTpuV5pJsonGolden) {
 // --cross-entropy reaches the job: Megatron-LM's unfused vocab-parallel loss
 // makes more passes over the logits than the fused one, the JSON says which
 // ran, and the memory is the same.
+// Llama 3.1 8B data-parallel over 8 chips, --json, with `args` (cluster,
+// batch and the flag under test); an empty object when it fails.
+nlohmann::json Llama8bDp8Json(const std::string& args) {
+  const CliOutput r = Estimate(
+      "--model llama-3.1-8b --chips 8 --plan tp=1,pp=1,dp=8,zero=1,mbs=1 --json " + args, true);
+  EXPECT_EQ(r.status, 0) << r.out;
+  return r.status == 0 ? nlohmann::json::parse(r.out) : nlohmann::json::object();
+}
+
 TEST(EstimateCli, CrossEntropyFlagReachesTheJob) {
   auto run = [](const std::string& impl) {
-    const CliOutput r = Estimate(
-        "--model llama-3.1-8b --cluster h100 --chips 8 --seq-len 8192 --global-batch-seqs 8 "
-        "--plan tp=1,pp=1,dp=8,zero=1,mbs=1 --json --cross-entropy " +
-            impl,
-        true);
-    EXPECT_EQ(r.status, 0) << r.out;
-    return r.status == 0 ? nlohmann::json::parse(r.out) : nlohmann::json::object();
+    return Llama8bDp8Json("--cluster h100 --seq-len 8192 --global-batch-seqs 8 --cross-entropy " +
+                          impl);
   };
   const auto fused = run("fused"), unfused = run("vocab_parallel");
   ASSERT_TRUE(fused.contains("job") && unfused.contains("job"));
@@ -76,13 +80,7 @@ TEST(EstimateCli, CrossEntropyFlagReachesTheJob) {
 
 TEST(EstimateCli, GradAccumulationFusionFlagReachesTheJob) {
   auto run = [](const std::string& flag) {
-    const CliOutput r = Estimate(
-        "--model llama-3.1-8b --cluster a100 --chips 8 --seq-len 4096 --global-batch-seqs 32 "
-        "--plan tp=1,pp=1,dp=8,zero=1,mbs=1 --json" +
-            flag,
-        true);
-    EXPECT_EQ(r.status, 0) << r.out;
-    return r.status == 0 ? nlohmann::json::parse(r.out) : nlohmann::json::object();
+    return Llama8bDp8Json("--cluster a100 --seq-len 4096 --global-batch-seqs 32" + flag);
   };
   const auto fused = run(""), unfused = run(" --no-grad-accumulation-fusion");
   ASSERT_TRUE(fused.contains("job") && unfused.contains("job"));

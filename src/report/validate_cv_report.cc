@@ -154,15 +154,15 @@ nlohmann::json FitJson(const FamilyFit& f) {
 
 std::string ValidateFitText(const FitReport& fit) {
   std::string out =
-      "calibration fit on all runs (doc/validation.md, \"Calibration fit\"; prior = fewer than 3 "
-      "runs; host ms - = no MoE run to fit it on):\n";
+      "calibration fit on all runs (doc/validation.md, \"Calibration fit\"; host ms - = no MoE "
+      "run to fit it on):\n";
   out += fmt::format("  {:<10} {:>10} {:>12} {:>11} {:>9} {:>6} {:>8}\n", "family", "efficiency",
                      "half_tokens", "half_width", "host ms", "runs", "median");
   for (const FamilyFit& f : fit.fits) {
     out += fmt::format("  {:<10} {:>10.3f} {:>12.0f} {:>11.0f} {:>9} {:>6} {:>8}\n", f.family,
                        f.point.efficiency, f.point.half_tokens, f.point.half_width,
                        f.host_fitted ? fmt::format("{:.2f}", f.point.host_ms) : "-", f.runs,
-                       f.runs >= 3 ? Pct(f.median) : "prior");
+                       Pct(f.median));
   }
   if (!fit.transfers.empty()) {
     out +=
