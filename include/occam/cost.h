@@ -86,14 +86,15 @@ struct ActivationWork {
   double op_tp = 0;
   double op_seq = 0;
   double op_copy = 0;
-  // Kept under the JAX policies (Recompute::kDots, kDotsExceptMlpWi): the
-  // outputs of the block's projections, q/k/v, attention output and MLP
-  // (dots_tp), or all but the MLP's input projections (dots_wo_tp), divided
-  // by tp; the block input (dots_seq, divided by tp with sequence
-  // parallelism). Routed copies keep nothing (the grouped GEMM is no plain
-  // projection).
+  // Kept under the JAX policies (Recompute::kDots, kDotsExceptMlpWi,
+  // kDotsExceptMlp): the outputs of the block's projections, q/k/v,
+  // attention output and MLP (dots_tp), all but the MLP's input projections
+  // (dots_wo_tp), or the attention's only (dots_attn_tp), divided by tp; the
+  // block input (dots_seq, divided by tp with sequence parallelism). Routed
+  // copies keep nothing (the grouped GEMM is no plain projection).
   double dots_tp = 0;
   double dots_wo_tp = 0;
+  double dots_attn_tp = 0;
   double dots_seq = 0;
   // What each module of Megatron-LM's --recompute-modules discards (bytes
   // per token at 16 bits, in the region named; the *_fp8 part is what FP8
@@ -277,6 +278,11 @@ LossMemory LossBytes(double logit_bytes, double hidden_bytes, int64_t chunks, bo
 // MLP (two input projections and one output projection of the same size),
 // 1/2 otherwise.
 double MlpWiShare(const ModelSpec& model);
+// The share of the dense MLP's (or shared experts') matmuls a JAX
+// dot-saving policy recomputes: the input projections under
+// kDotsExceptMlpWi (MlpWiShare), all of them under kDotsExceptMlp, none
+// otherwise.
+double RecomputedMlpShare(Recompute recompute, const ModelSpec& model);
 
 // Stored activations of one block for one micro-batch on one chip, bytes.
 // tokens = b*s/cp on this chip's sequence shard; `lambda` scales the routed

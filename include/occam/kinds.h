@@ -42,14 +42,27 @@ enum class BalanceMethod {
 // them (remat_policy "minimal": jax.checkpoint_policies.
 // checkpoint_dots_with_no_batch_dims, MaxText/layers/models.py at 76bd53b0;
 // "save_dot_except_mlpwi": save_only_these_names of the q/k/v, output and
-// MLP-output projections, maxtext layers/decoders.py): the outputs of the
-// block's projections are kept (all of them, or all but the MLP's input
-// projections), with the block's input; attention, element-wise ops and the
-// dropped projections are recomputed.
-enum class Recompute { kNone, kSelective, kFull, kSelectiveOp, kModules, kDots, kDotsExceptMlpWi };
-// One of JAX's dot-saving policies (kDots or kDotsExceptMlpWi).
+// MLP-output projections, maxtext layers/decoders.py; kDotsExceptMlp,
+// "save_dot_except_mlp": the q/k/v and output projections only, as
+// NVIDIA/dgxc-benchmarking's MaxText FP8 recipe names them with
+// remat_policy=custom, maxtext/configure.sh at tag v24.11.1): the outputs of
+// the block's projections are kept (all of them, all but the MLP's input
+// projections, or the attention's only), with the block's input; attention,
+// element-wise ops and the dropped projections are recomputed.
+enum class Recompute {
+  kNone,
+  kSelective,
+  kFull,
+  kSelectiveOp,
+  kModules,
+  kDots,
+  kDotsExceptMlpWi,
+  kDotsExceptMlp
+};
+// One of JAX's dot-saving policies (kDots, kDotsExceptMlpWi, kDotsExceptMlp).
 inline bool SavesDots(Recompute r) {
-  return r == Recompute::kDots || r == Recompute::kDotsExceptMlpWi;
+  return r == Recompute::kDots || r == Recompute::kDotsExceptMlpWi ||
+         r == Recompute::kDotsExceptMlp;
 }
 
 // The modules of Megatron-LM's --recompute-modules, one bit each. Plan

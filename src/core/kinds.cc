@@ -39,7 +39,7 @@ constexpr std::array<std::pair<std::string_view, BalanceMethod>, 5> kBalance = {
     {"none", BalanceMethod::kNone},
 }};
 
-constexpr std::array<std::pair<std::string_view, Recompute>, 7> kRecompute = {{
+constexpr std::array<std::pair<std::string_view, Recompute>, 8> kRecompute = {{
     {"none", Recompute::kNone},
     {"selective", Recompute::kSelective},
     {"full", Recompute::kFull},
@@ -47,6 +47,7 @@ constexpr std::array<std::pair<std::string_view, Recompute>, 7> kRecompute = {{
     {"modules", Recompute::kModules},
     {"dots", Recompute::kDots},
     {"dots_except_mlpwi", Recompute::kDotsExceptMlpWi},
+    {"dots_except_mlp", Recompute::kDotsExceptMlp},
 }};
 
 constexpr std::array<std::pair<std::string_view, Precision>, 2> kPrecision = {{

@@ -159,6 +159,7 @@ void DotsKept(const ModelSpec& m, BlockWork& b, double mlps) {
   const double outputs = b.attn_proj.outputs + b.mlp.outputs;
   b.act.dots_tp = kAct * outputs;
   b.act.dots_wo_tp = kAct * (b.attn_proj.outputs + mlps * h);
+  b.act.dots_attn_tp = kAct * b.attn_proj.outputs;
   b.act.dots_seq = kAct * h;
 }
 
@@ -259,6 +260,12 @@ BlockWork BuildBlock(const ModelSpec& model, bool moe, double span,
 namespace occam {
 
 double MlpWiShare(const ModelSpec& model) { return model.gated_mlp ? 2.0 / 3.0 : 0.5; }
+
+double RecomputedMlpShare(Recompute recompute, const ModelSpec& model) {
+  if (recompute == Recompute::kDotsExceptMlpWi) return MlpWiShare(model);
+  if (recompute == Recompute::kDotsExceptMlp) return 1.0;
+  return 0.0;
+}
 
 void GemmWork::AddShape(double in, double out) {
   const Shape add{std::min(in, out), std::max(in, out), 2.0 * in * out};

@@ -57,6 +57,9 @@ double BlockActivationBytes(const BlockWork& block, const ModelWork& model, doub
   if (recompute == Recompute::kDotsExceptMlpWi) {
     return tokens * (a.dots_wo_tp / t + a.dots_seq / seq_div);
   }
+  if (recompute == Recompute::kDotsExceptMlp) {
+    return tokens * (a.dots_attn_tp / t + a.dots_seq / seq_div);
+  }
   double bytes = tokens * (a.tp_sharded / t + a.seq_region / seq_div + a.replicated);
   // Routed copies: k per token, spread over the tp ranks (sequence shards)
   // and scaled by the imbalance of the most loaded rank.

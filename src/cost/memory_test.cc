@@ -216,13 +216,18 @@ TEST(Memory, OperatorLevelSelectiveCountsMlaAndTheFusedSharedExperts) {
 // projection output, q 4096, k 1024, v 1024, o 4096, gate 14336, up 14336,
 // down 4096, and the block input 4096, at 2 B per token;
 // "save_dot_except_mlpwi" drops the gate and up outputs (the MLP's input
-// projections) and keeps the down projection's 4096.
+// projections) and keeps the down projection's 4096; "save_dot_except_mlp"
+// keeps the attention's projections only.
 TEST(Memory, JaxDotSavingPoliciesOnLlama8B) {
   const ModelSpec m = testing::Llama8B();
   const ModelWork w = BuildModelWork(m, 8192, ActivationOptions{});
   const double tokens = 8192.0;
   const double dots = 2.0 * (4096 + 1024 + 1024 + 4096 + 14336 + 14336 + 4096) + 2.0 * 4096;
   const double except_wi = 2.0 * (4096 + 1024 + 1024 + 4096 + 4096) + 2.0 * 4096;
+  const double except_mlp = 2.0 * (4096 + 1024 + 1024 + 4096) + 2.0 * 4096;
+  EXPECT_NEAR(
+      BlockActivationBytes(w.dense, w, tokens, 8192, 1, false, Recompute::kDotsExceptMlp, 1),
+      tokens * except_mlp, 1e-6 * tokens * except_mlp);
   EXPECT_NEAR(BlockActivationBytes(w.dense, w, tokens, 8192, 1, false, Recompute::kDots, 1),
               tokens * dots, 1e-6 * tokens * dots);
   EXPECT_NEAR(

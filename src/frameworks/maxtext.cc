@@ -35,6 +35,8 @@ std::string_view Remat(Recompute r) {
       return "minimal";
     case Recompute::kDotsExceptMlpWi:
       return "save_dot_except_mlpwi";
+    case Recompute::kDotsExceptMlp:
+      return "save_dot_except_mlp";
     case Recompute::kFull:
       return "full";
   }

@@ -592,9 +592,7 @@ Seg BlockSeg(const PlanContext& c, const BlockWork& b, bool moe) {
   if (SavesDots(p.recompute)) {
     s.cb += x.core + x.ew + x.expert;
   }
-  if (p.recompute == Recompute::kDotsExceptMlpWi) {
-    s.cb += MlpWiShare(*c.model) * (moe ? x.shared : x.dense);
-  }
+  s.cb += RecomputedMlpShare(p.recompute, *c.model) * (moe ? x.shared : x.dense);
   s.cb += ModuleRecomputeTime(c, b, x);
   const double tp = static_cast<double>(p.tp);
   s.params_dense = static_cast<double>(b.params_dense) / tp;

@@ -85,7 +85,9 @@ Recomputed RecomputedMatrices(const PlanSpec& p, bool moe_block) {
   // JAX's dot-saving policies: the routed experts re-run, and the MLP's
   // input projections where they are not saved.
   if (p.recompute == Recompute::kDots) return {false, false, moe_block};
-  if (p.recompute == Recompute::kDotsExceptMlpWi) return {false, true, moe_block};
+  if (p.recompute == Recompute::kDotsExceptMlpWi || p.recompute == Recompute::kDotsExceptMlp) {
+    return {false, true, moe_block};
+  }
   if (p.recompute != Recompute::kModules) return {};
   const unsigned m = p.recompute_modules;
   const bool moe = moe_block && (m & recompute_module::kMoe) != 0;

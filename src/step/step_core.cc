@@ -695,7 +695,7 @@ CoreResult RunCore(const StepModel::Impl& impl, const PlanSpec& plan, PipelineTi
   if (SavesDots(plan.recompute)) {
     hw += impl.recompute_attn_flops_per_token + impl.recompute_expert_flops_per_token;
   }
-  if (plan.recompute == Recompute::kDotsExceptMlpWi) hw += impl.recompute_mlp_wi_flops_per_token;
+  hw += RecomputedMlpShare(plan.recompute, impl.model) * impl.recompute_mlp_flops_per_token;
   if (plan.recompute == Recompute::kSelectiveOp) hw += impl.recompute_op_flops_per_token;
   out.mfu = impl.model_flops_per_token * tokens / denom;
   out.hfu = hw * tokens / denom;

@@ -27,7 +27,7 @@ struct StepModel::Impl {
   double model_flops_per_token = 0;
   double recompute_full_flops_per_token = 0;    // extra forward of every block (x1)
   double recompute_attn_flops_per_token = 0;    // extra attention-core forward
-  double recompute_mlp_wi_flops_per_token = 0;  // extra MLP input projections (wi)
+  double recompute_mlp_flops_per_token = 0;     // the dense MLPs' (shared experts') forward
   double recompute_op_flops_per_token = 0;      // what operator-level checkpointing re-runs
   double recompute_expert_flops_per_token = 0;  // extra routed-expert forward (MoE blocks)
   // Default MoE rank imbalance per (ep, tokens per rank), from the balance

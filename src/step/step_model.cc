@@ -64,9 +64,8 @@ Result<StepModel> StepModel::Create(const ModelSpec& model, const ClusterSpec& c
   impl->recompute_attn_flops_per_token = n_dense * w.dense.attn_core.flops +
                                          n_moe * w.moe.attn_core.flops +
                                          mtp * mtp_block.attn_core.flops;
-  impl->recompute_mlp_wi_flops_per_token =
-      MlpWiShare(model) *
-      (n_dense * w.dense.mlp.flops + n_moe * w.moe.mlp.flops + mtp * mtp_block.mlp.flops);
+  impl->recompute_mlp_flops_per_token =
+      n_dense * w.dense.mlp.flops + n_moe * w.moe.mlp.flops + mtp * mtp_block.mlp.flops;
   // The routed experts' forward (0 for a dense block, whose top_k is 0).
   auto experts = [](const BlockWork& b) { return b.top_k * b.expert.flops; };
   // Operator-level checkpointing: the projections it does not keep, the

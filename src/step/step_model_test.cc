@@ -368,12 +368,13 @@ TEST(LowerBoundsFor, NeverExceedsTheStepAndIgnoresShardingAndOrder) {
 
 // JAX's dot-saving remat policies sit between Korthikanti's selective
 // recompute and full recompute: each re-runs more of the forward (the
-// element-wise ops; then the MLP's input projections) and keeps less.
+// element-wise ops; then the MLP's input projections; then its output
+// projection too) and keeps less.
 TEST(StepModel, DotSavingPoliciesLieBetweenSelectiveAndFull) {
   const StepModel sm =
       std::move(StepModel::Create(testing::Llama8B(), H100Cluster(64), Job(8192, 512))).value();
   double last_time = 0, last_memory = 1e300;
-  for (const char* r : {"selective", "dots", "dots_except_mlpwi", "full"}) {
+  for (const char* r : {"selective", "dots", "dots_except_mlpwi", "dots_except_mlp", "full"}) {
     const std::string text = std::string("tp=8,dp=8,zero=1,mbs=1,recompute=") + r;
     const Estimate e = sm.Evaluate(*ParsePlan(text)).value();
     EXPECT_GT(e.step_time.value(), last_time) << r;
@@ -384,6 +385,27 @@ TEST(StepModel, DotSavingPoliciesLieBetweenSelectiveAndFull) {
     last_memory = e.memory.activations.value();
     EXPECT_GT(e.hfu, e.mfu) << r;
   }
+}
+
+// HFU under the dot-saving policies counts the MLP projections they drop:
+// on Llama 3.1 8B (32 layers, h 4096, SwiGLU 14336) the gate and up
+// projections, 2 x 2 x 4096 x 14336 FLOPs per token and layer, under
+// dots_except_mlpwi, and the down projection's 2 x 4096 x 14336 more under
+// dots_except_mlp, beside what both re-run (attention core, as dots).
+TEST(StepModel, DotSavingHfuCountsTheDroppedMlpProjections) {
+  const ModelSpec m = testing::Llama8B();
+  const StepModel sm = std::move(StepModel::Create(m, H100Cluster(64), Job(8192, 512))).value();
+  const Estimate dots = sm.Evaluate(*ParsePlan("tp=1,dp=64,zero=3,mbs=1,recompute=dots")).value();
+  const double model = ModelFlopsPerToken(m, 8192).value();
+  const double wi = 32.0 * 2.0 * 2.0 * 4096 * 14336, wo = 32.0 * 2.0 * 4096 * 14336;
+  // HFU / MFU does not depend on the step time: (model + re-run) / model.
+  const Estimate ewi =
+      sm.Evaluate(*ParsePlan("tp=1,dp=64,zero=3,mbs=1,recompute=dots_except_mlpwi")).value();
+  const Estimate emlp =
+      sm.Evaluate(*ParsePlan("tp=1,dp=64,zero=3,mbs=1,recompute=dots_except_mlp")).value();
+  const double dots_rerun = (dots.hfu / dots.mfu - 1) * model;
+  EXPECT_NEAR(ewi.hfu / ewi.mfu, (model + dots_rerun + wi) / model, 1e-9);
+  EXPECT_NEAR(emlp.hfu / emlp.mfu, (model + dots_rerun + wi + wo) / model, 1e-9);
 }
 
 // HFU under operator-level checkpointing counts what it re-runs: on Llama

@@ -427,4 +427,21 @@ std::optional<int> ZeroImpliedByFlags(const PublishedRun& run, Framework framewo
   return std::nullopt;
 }
 
+// Megatron-LM overlaps pipeline-parallel communication with compute
+// (--overlap-p2p-communication, on by default) only in the interleaved
+// schedule: without a virtual pipeline size it sets overlap_p2p_comm to
+// False with a warning (megatron/training/arguments.py, from Megatron-Core
+// 0.8.0 of 2024-07 to 2026-08), and the non-interleaved schedule has no
+// overlapped path (megatron/core/pipeline_parallel/schedules.py). So a
+// Megatron-family run that states the overlap ran interleaved.
+bool InterleavedImpliedByFlags(const PublishedRun& run, Framework framework) {
+  if (framework != Framework::kMegatronLm && framework != Framework::kNemo &&
+      framework != Framework::kMegatronBridge) {
+    return false;
+  }
+  const std::string text = Lower(run.notes + " " + run.parallel.other.value_or(std::string()));
+  return Has(text, "pp comm overlap") || Has(text, "overlap-p2p-communication") ||
+         Has(text, "overlap_p2p_comm");
+}
+
 }  // namespace occam::validate

@@ -180,6 +180,47 @@ TEST(RunFramework, DefaultsFillWhatTheRunLeavesUnstated) {
   EXPECT_FALSE(readme->open.zero);
 }
 
+TEST(RunFramework, StatedPipelineCommOverlapMeansTheInterleavedSchedule) {
+  // The Megatron-LM README runs state pipeline-parallel communication
+  // overlap, which Megatron-LM runs only in the interleaved schedule: pp = 2
+  // stated, the schedule interleaved and its degree open (every v with a
+  // split, the fewest first).
+  const PublishedRun r = BundledRun("megatron_readme_h100_70B_768gpu");
+  EXPECT_TRUE(InterleavedImpliedByFlags(r, Framework::kMegatronLm));
+  auto m = BuildRunSetup(r);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->plan.schedule, Schedule::kInterleaved);
+  EXPECT_TRUE(m->open.vpp);
+  EXPECT_FALSE(m->open.schedule);
+  EXPECT_TRUE(HasFilled(m->filled, "parallel.schedule"));
+  ValidateOptions o;
+  const RunValidation v = ValidateOne(r, o);
+  ASSERT_TRUE(v.predicted.has_value()) << v.skipped_reason;
+  EXPECT_NE(v.plan.find("schedule=interleaved"), std::string::npos) << v.plan;
+  EXPECT_NE(v.plan.find("vpp=2,"), std::string::npos) << v.plan;
+  // A stated schedule wins over the implication.
+  PublishedRun stated = r;
+  stated.parallel.schedule = "1F1B";
+  auto s = BuildRunSetup(stated);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_EQ(s->plan.schedule, Schedule::k1F1B);
+  // The strong-scaling run states no layout: every pipelined candidate is
+  // interleaved.
+  auto open = BuildRunSetup(BundledRun("megatron_readme_h100_177B_strong_4608gpu"));
+  ASSERT_TRUE(open.ok()) << open.status().message();
+  EXPECT_TRUE(open->open.schedule);
+  EXPECT_EQ(open->order.schedule, Schedule::kInterleaved);
+  // Only Megatron-Core overlaps it this way; and without the statement the
+  // framework's default (1F1B) stands.
+  EXPECT_FALSE(InterleavedImpliedByFlags(r, Framework::kTorchtitan));
+  PublishedRun silent = r;
+  silent.parallel.other.reset();
+  EXPECT_FALSE(InterleavedImpliedByFlags(silent, Framework::kMegatronLm));
+  auto d = BuildRunSetup(silent);
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  EXPECT_EQ(d->plan.schedule, Schedule::k1F1B);
+}
+
 TEST(RunFramework, MegatronEndsFollowItsRules) {
   using P = std::pair<int64_t, int64_t>;
   EXPECT_EQ(MegatronEnds(128, 64, 1), P(2, 2));  // even: 128 / 64
@@ -352,13 +393,17 @@ TEST(RunFramework, ZeroStagesFollowWhatTheFrameworkHadAtTheRunsDate) {
 }
 
 TEST(RunFramework, UnstatedZeroOfAMegatronRunOf2024IsNeverFsdp) {
-  auto s = BuildRunSetup(BundledRun("megatron_readme_h100_177B_strong_4608gpu"));
+  // The strong-scaling run without its stated flags (--overlap-param-gather
+  // would fix ZeRO-1): no stage stated or implied.
+  PublishedRun r = BundledRun("megatron_readme_h100_177B_strong_4608gpu");
+  r.parallel.other.reset();
+  auto s = BuildRunSetup(r);
   ASSERT_TRUE(s.ok()) << s.status().message();
   EXPECT_TRUE(s->open.zero);
   EXPECT_EQ(s->order.zero, (std::vector<int>{0, 1}));
   EXPECT_TRUE(HasFilled(s->filled, "parallel.zero stages"));
   // Undated, the same run may shard everything.
-  PublishedRun undated = BundledRun("megatron_readme_h100_177B_strong_4608gpu");
+  PublishedRun undated = r;
   undated.date.reset();
   auto u = BuildRunSetup(undated);
   ASSERT_TRUE(u.ok()) << u.status().message();

@@ -89,14 +89,16 @@ void SetFrameworkSplit(const RunSetup& s, PlanSpec* p) {
 }
 
 // (schedule, vpp) pairs for one pp, in the order they are tried: the
-// framework's default schedule alone, else 1F1B and then interleaving with
-// the fewest virtual stages first.
+// framework's default schedule alone, interleaving alone where the run's
+// stated flags imply it (InterleavedImpliedByFlags), else 1F1B; then
+// interleaving with the fewest virtual stages first.
 std::vector<std::pair<Schedule, int64_t>> ScheduleChoices(const RunSetup& s, int64_t pp) {
   if (pp == 1) return {{Schedule::kNone, 1}};
   const OpenKnobs& o = s.open;
-  if (o.schedule && s.order.schedule) return {{*s.order.schedule, 1}};
+  const bool interleaved = s.order.schedule == Schedule::kInterleaved;
+  if (o.schedule && s.order.schedule && !interleaved) return {{*s.order.schedule, 1}};
   std::vector<std::pair<Schedule, int64_t>> out;
-  if (o.schedule) out.emplace_back(Schedule::k1F1B, 1);
+  if (o.schedule && !interleaved) out.emplace_back(Schedule::k1F1B, 1);
   if (o.schedule || (o.vpp && s.plan.schedule == Schedule::kInterleaved)) {
     for (int64_t v : VppChoices(s.model.num_layers, pp)) {
       out.emplace_back(Schedule::kInterleaved, v);

@@ -17,42 +17,65 @@ namespace {
 
 constexpr std::string_view kRecipeDir = "data/recipes/";
 
-// The recipe's recompute as a whole-block policy (Megatron-Core / NeMo
-// recompute_granularity: none, selective, full), if it is one.
-std::optional<Recompute> WholeBlockPolicy(const std::string& text) {
-  if (text == "none") return Recompute::kNone;
-  if (text == "selective") return Recompute::kSelective;
-  if (text == "full") return Recompute::kFull;
-  return std::nullopt;
+bool IsMegatronCoreRow(const RecipeRow& row) {
+  return row.framework == "megatron-lm" || row.framework == "nemo" ||
+         row.framework == "megatron-bridge";
 }
 
-// One row through spec's document reader: every key required, no other key.
+// The recipe's recompute as one policy for the whole block, if it is one: a
+// Megatron-Core / NeMo recompute_granularity (none, selective, full) on a
+// Megatron-family row; none, full or a JAX dot-saving policy on a MaxText row.
+std::optional<Recompute> BlockPolicy(const RecipeRow& row) {
+  const std::optional<Recompute> r = ParseRecomputeName(row.recompute);
+  if (!r) return std::nullopt;
+  if (*r == Recompute::kNone || *r == Recompute::kFull) return r;
+  if (IsMegatronCoreRow(row)) {
+    return *r == Recompute::kSelective ? r : std::nullopt;
+  }
+  return SavesDots(*r) ? r : std::nullopt;
+}
+
+// One row through spec's document reader: every key required, no other key
+// (a MaxText row has no Megatron-Core keys).
 Result<RecipeRow> ParseRow(const spec::Node& row) {
-  OCCAM_RETURN_IF_ERROR(
-      row.CheckKeys({"framework", "date", "model", "chip_key", "precision", "dispatcher",
-                     "cuda_graph", "a2a_overlap", "recompute", "grad_reduce_in_fp32",
-                     "cross_entropy_loss_fusion", "recipe", "pinned", "note"}));
   RecipeRow r;
   OCCAM_ASSIGN_OR_RETURN(r.framework, row.String("framework"));
+  const bool megatron = IsMegatronCoreRow(r);
+  if (!megatron && r.framework != "maxtext") {
+    return row.Error("framework",
+                     "must be megatron-lm, nemo, megatron-bridge or maxtext; see "
+                     "doc/validation.md (Framework recipes)");
+  }
+  OCCAM_RETURN_IF_ERROR(
+      megatron ? row.CheckKeys({"framework", "date", "model", "chip_key", "precision", "recompute",
+                                "recipe", "pinned", "note", "dispatcher", "cuda_graph",
+                                "a2a_overlap", "grad_reduce_in_fp32", "cross_entropy_loss_fusion"})
+               : row.CheckKeys({"framework", "date", "model", "chip_key", "precision", "recompute",
+                                "recipe", "pinned", "note"}));
   OCCAM_ASSIGN_OR_RETURN(r.date, row.String("date"));
   OCCAM_ASSIGN_OR_RETURN(r.model, row.String("model"));
   OCCAM_ASSIGN_OR_RETURN(r.chip_key, row.String("chip_key"));
   OCCAM_ASSIGN_OR_RETURN(r.precision, row.String("precision"));
-  OCCAM_ASSIGN_OR_RETURN(r.dispatcher, row.String("dispatcher"));
-  OCCAM_ASSIGN_OR_RETURN(r.cuda_graph, row.String("cuda_graph"));
-  OCCAM_ASSIGN_OR_RETURN(r.a2a_overlap, row.Bool("a2a_overlap"));
   OCCAM_ASSIGN_OR_RETURN(r.recompute, row.String("recompute"));
-  OCCAM_ASSIGN_OR_RETURN(r.grad_reduce_in_fp32, row.Bool("grad_reduce_in_fp32"));
-  OCCAM_ASSIGN_OR_RETURN(r.cross_entropy_loss_fusion, row.Bool("cross_entropy_loss_fusion"));
   OCCAM_ASSIGN_OR_RETURN(r.recipe, row.String("recipe"));
   OCCAM_ASSIGN_OR_RETURN(r.pinned, row.Bool("pinned"));
   OCCAM_ASSIGN_OR_RETURN(r.note, row.String("note"));
-  if (!WholeBlockPolicy(r.recompute) && !ParseRecomputeModules(r.recompute)) {
-    return row.Error("recompute", "must be none, selective, full or a '+'-joined list of " +
-                                      RecomputeModuleNames() +
-                                      "; see doc/validation.md (Framework recipes)");
+  if (megatron) {
+    OCCAM_ASSIGN_OR_RETURN(r.dispatcher, row.String("dispatcher"));
+    OCCAM_ASSIGN_OR_RETURN(r.cuda_graph, row.String("cuda_graph"));
+    OCCAM_ASSIGN_OR_RETURN(r.a2a_overlap, row.Bool("a2a_overlap"));
+    OCCAM_ASSIGN_OR_RETURN(r.grad_reduce_in_fp32, row.Bool("grad_reduce_in_fp32"));
+    OCCAM_ASSIGN_OR_RETURN(r.cross_entropy_loss_fusion, row.Bool("cross_entropy_loss_fusion"));
   }
-  return r;
+  if (BlockPolicy(r)) return r;
+  if (megatron && ParseRecomputeModules(r.recompute)) return r;
+  return row.Error("recompute", megatron
+                                    ? "must be none, selective, full or a '+'-joined list of " +
+                                          RecomputeModuleNames() +
+                                          "; see doc/validation.md (Framework recipes)"
+                                    : std::string("must be none, full, dots, dots_except_mlpwi or "
+                                                  "dots_except_mlp (MaxText's remat policies); see "
+                                                  "doc/validation.md (Framework recipes)"));
 }
 
 std::string Citation(const RecipeRow& row) {
@@ -114,7 +137,7 @@ std::optional<RecipeRow> RecipeFor(const std::vector<RecipeRow>& rows, const Pub
 Status ApplyRecipe(const RecipeRow& row, RunSetup* s) {
   const std::string why = " (" + Citation(row) + ")";
   if (s->open.recompute) {
-    if (const std::optional<Recompute> whole = WholeBlockPolicy(row.recompute)) {
+    if (const std::optional<Recompute> whole = BlockPolicy(row)) {
       s->plan.recompute = *whole;
       s->plan.recompute_modules = 0;
     } else {
@@ -132,6 +155,7 @@ Status ApplyRecipe(const RecipeRow& row, RunSetup* s) {
     s->open.recompute = false;
     Fill(&s->filled, "parallel.recompute", row.recompute + why);
   }
+  if (!IsMegatronCoreRow(row)) return Status::Ok();
   if (!row.grad_reduce_in_fp32) {
     s->job.bf16_gradients = true;
     Fill(&s->filled, "job.gradients",

@@ -24,11 +24,14 @@ struct RecipeRow {
   std::string model;
   std::string chip_key;
   std::string precision;
-  // Settings: the token dispatcher (alltoall, deepep, hybridep, ...), the CUDA
-  // graph setting ("none", "transformer_engine: <scopes>" or
-  // "full_iteration"), Megatron-Core's combined 1F1B EP overlap
-  // (moe_a2a_overlap), and the recompute plan value ("none", "selective",
-  // "full" or modules).
+  // Settings: the recompute plan value ("none", "selective", "full" or
+  // modules; a MaxText row: "none", "full" or a JAX dot-saving policy,
+  // "dots", "dots_except_mlpwi", "dots_except_mlp"). The rest are
+  // Megatron-Core's and only a Megatron-family row (megatron-lm, nemo,
+  // megatron-bridge) has them: the token dispatcher (alltoall, deepep,
+  // hybridep, ...), the CUDA graph setting ("none", "transformer_engine:
+  // <scopes>" or "full_iteration"), and the combined 1F1B EP overlap
+  // (moe_a2a_overlap).
   std::string dispatcher;
   std::string cuda_graph;
   bool a2a_overlap = false;
@@ -48,7 +51,8 @@ struct RecipeRow {
 };
 
 // Strict parser of a recipe table (a JSON array of rows with exactly the keys
-// above). Errors name the origin and the key path.
+// above; a MaxText row without the Megatron-Core ones). Errors name the
+// origin and the key path.
 Result<std::vector<RecipeRow>> ParseRecipes(std::string_view text, std::string_view origin);
 // Every table compiled in from data/recipes/.
 Result<std::vector<RecipeRow>> BundledRecipes();
@@ -57,8 +61,8 @@ std::optional<RecipeRow> RecipeFor(const std::vector<RecipeRow>& rows, const Pub
 
 // Fills what the recipe sets and the run leaves unstated, each listed under
 // `filled` with the recipe as the reason: the recompute policy (when the run
-// states none), the combined 1F1B EP overlap, the gradient dtype, the loss's
-// cross entropy, and whether the MoE
+// states none) and, for a Megatron-family row, the combined 1F1B EP overlap,
+// the gradient dtype, the loss's cross entropy, and whether the MoE
 // dispatcher's host sync remains (only a full-iteration CUDA graph removes it).
 Status ApplyRecipe(const RecipeRow& row, RunSetup* s);
 

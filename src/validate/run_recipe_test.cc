@@ -73,10 +73,52 @@ TEST(RunRecipe, ParserRejectsUnknownKeysAndBadModules) {
   auto bad = ParseRecipes(Row("attention", "none", false), "t.json");
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("t.json: key '[0].recompute'"), std::string::npos);
-  auto extra = ParseRecipes(R"([{"framework": "x", "colour": 1}])", "t.json");
+  auto extra = ParseRecipes(R"([{"framework": "nemo", "colour": 1}])", "t.json");
   ASSERT_FALSE(extra.ok());
   EXPECT_NE(extra.status().message().find("colour"), std::string::npos);
+  auto who = ParseRecipes(R"([{"framework": "x"}])", "t.json");
+  ASSERT_FALSE(who.ok());
+  EXPECT_NE(who.status().message().find("'[0].framework'"), std::string::npos);
   EXPECT_FALSE(ParseRecipes("{}", "t.json").ok());
+}
+
+std::string MaxTextRow(const std::string& recompute, const std::string& more = "") {
+  return R"([{"framework": "maxtext", "date": "2024-11", "model": "m", "chip_key": "h100-sxm",
+    "precision": "BF16", "recompute": ")" +
+         recompute + R"(", "recipe": "r", "pinned": true, "note": "n")" + more + "}]";
+}
+
+// A MaxText row names a remat policy and has none of Megatron-Core's keys.
+TEST(RunRecipe, MaxTextRowsNameARematPolicy) {
+  for (const char* policy : {"none", "full", "dots", "dots_except_mlpwi", "dots_except_mlp"}) {
+    auto rows = ParseRecipes(MaxTextRow(policy), "t.json");
+    ASSERT_TRUE(rows.ok()) << policy << ": " << rows.status().message();
+  }
+  EXPECT_FALSE(ParseRecipes(MaxTextRow("selective"), "t.json").ok());
+  EXPECT_FALSE(ParseRecipes(MaxTextRow("mlp"), "t.json").ok());
+  auto megatron_key = ParseRecipes(MaxTextRow("full", R"(, "dispatcher": "alltoall")"), "t.json");
+  ASSERT_FALSE(megatron_key.ok());
+  EXPECT_NE(megatron_key.status().message().find("dispatcher"), std::string::npos);
+  // A dot-saving policy is not a Megatron-Core recompute granularity.
+  EXPECT_FALSE(ParseRecipes(Row("dots_except_mlp", "none", false), "t.json").ok());
+}
+
+// DGX Cloud's MaxText Llama 2 70B rows (dgxc-benchmarking v24.11.1) were run
+// by its maxtext/configure.sh: remat_policy=custom keeping the attention
+// projections and, in BF16, the MLP's output projection.
+TEST(RunRecipe, DgxcMaxTextRowsTakeTheRecipesRematPolicy) {
+  auto bf16 = BuildRunSetup(BundledRun("dgxc_maxtext_llama2_70b_bf16_64gpu"));
+  ASSERT_TRUE(bf16.ok()) << bf16.status().message();
+  EXPECT_FALSE(bf16->open.recompute);
+  EXPECT_EQ(bf16->plan.recompute, Recompute::kDotsExceptMlpWi);
+  EXPECT_TRUE(HasFilled(bf16->filled, "parallel.recompute"));
+  auto fp8 = BuildRunSetup(BundledRun("dgxc_maxtext_llama2_70b_fp8_2048gpu"));
+  ASSERT_TRUE(fp8.ok()) << fp8.status().message();
+  EXPECT_EQ(fp8->plan.recompute, Recompute::kDotsExceptMlp);
+  // Megatron-Core's settings stay untouched: MaxText's loss is XLA's.
+  EXPECT_EQ(fp8->job.cross_entropy,
+            BuildRunSetup(BundledRun("maxtext_v5e_16b_1x256"))->job.cross_entropy);
+  EXPECT_FALSE(HasFilled(fp8->filled, "job.cross_entropy"));
 }
 
 // DeepSeek-V3 on GB200 (26.04): the recipe recomputes the dense MLPs only

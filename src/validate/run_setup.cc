@@ -276,9 +276,17 @@ void SetSchedule(const PublishedRun& run, const FrameworkDefaults& d, RunSetup* 
   PlanSpec& plan = s->plan;
   const std::optional<Schedule> sched = InterpretSchedule(p.schedule);
   s->order.schedule = d.schedule;
+  const bool stated = (p.vpp && *p.vpp > 1) || (sched && *sched != Schedule::kNone);
+  const bool implied = !stated && InterleavedImpliedByFlags(run, s->framework);
+  const std::string implied_note =
+      "interleaved (the stated pipeline-parallel communication overlap: Megatron-LM overlaps it "
+      "only in the interleaved schedule, overlap_p2p_comm off without a virtual pipeline size, "
+      "megatron/training/arguments.py)";
+  if (implied) s->order.schedule = Schedule::kInterleaved;
   if (s->open.pp) {
     s->open.schedule = true;
     s->open.vpp = true;
+    if (implied) Fill(&s->filled, "parallel.schedule (pp > 1)", implied_note);
   } else if (plan.pp == 1) {
     plan.schedule = Schedule::kNone;
   } else if (p.vpp && *p.vpp > 1) {
@@ -289,6 +297,10 @@ void SetSchedule(const PublishedRun& run, const FrameworkDefaults& d, RunSetup* 
     s->open.vpp = true;
   } else if (sched && *sched != Schedule::kNone) {
     plan.schedule = *sched;
+  } else if (implied) {
+    plan.schedule = Schedule::kInterleaved;
+    s->open.vpp = true;
+    Fill(&s->filled, "parallel.schedule", implied_note);
   } else if (d.schedule) {
     plan.schedule = *d.schedule;
     Fill(&s->filled, "parallel.schedule",

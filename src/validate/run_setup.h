@@ -61,8 +61,10 @@ struct KnobOrder {
   // torchtitan FSDP2 (reshard_after_forward "default"): the ZeRO stage is 3
   // without pipeline and 2 (weights kept gathered) with it.
   bool zero_follows_pp = false;
-  // The schedule for pp > 1 when the source states none: the framework's
-  // default, or nullopt (1F1B, then interleaved with the fewest virtual stages).
+  // The schedule for pp > 1 when the source states none: interleaved where
+  // its stated flags imply it (every v with a split, fewest virtual stages
+  // first), else the framework's default, or nullopt (1F1B, then interleaved
+  // with the fewest virtual stages).
   std::optional<Schedule> schedule;
 };
 
@@ -144,6 +146,10 @@ std::vector<int> ZeroStagesOffered(const PublishedRun& run, Framework framework)
 // The ZeRO stage a Megatron-family run's stated flags imply when it states
 // none (--overlap-param-gather needs the distributed optimizer), or nullopt.
 std::optional<int> ZeroImpliedByFlags(const PublishedRun& run, Framework framework);
+// Whether a Megatron-family run's stated pipeline-parallel communication
+// overlap implies the interleaved schedule (Megatron-LM overlaps it only
+// there).
+bool InterleavedImpliedByFlags(const PublishedRun& run, Framework framework);
 
 // What the framework's own training configuration for `model` sets
 // (src/validate/run_framework.cc), used where a run states nothing: its

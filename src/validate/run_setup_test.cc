@@ -25,10 +25,12 @@ TEST(RunSetup, RecomputeKeywords) {
             Recompute::kNone);
   EXPECT_EQ(InterpretRecompute(std::string("selective AC")), Recompute::kSelective);
   // MaxText's JAX policies by name (kinds.h): every projection output kept,
-  // or all but the MLP's input projections.
+  // all but the MLP's input projections, or the attention's only.
   EXPECT_EQ(InterpretRecompute(std::string("remat_policy=minimal")), Recompute::kDots);
   EXPECT_EQ(InterpretRecompute(std::string("remat_policy=save_dot_except_mlpwi")),
             Recompute::kDotsExceptMlpWi);
+  EXPECT_EQ(InterpretRecompute(std::string("remat_policy=save_dot_except_mlp")),
+            Recompute::kDotsExceptMlp);
   EXPECT_EQ(InterpretRecompute(std::string("full (remat_policy=full)")), Recompute::kFull);
   EXPECT_EQ(InterpretRecompute(std::string("full AC")), Recompute::kFull);
   EXPECT_FALSE(InterpretRecompute(std::nullopt).has_value());

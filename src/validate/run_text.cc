@@ -26,9 +26,11 @@ std::optional<Recompute> InterpretRecompute(const std::optional<std::string>& te
   }
   // MaxText remat policies by name: "minimal" keeps every projection's output
   // (JAX checkpoint_dots_with_no_batch_dims), "save_dot_except_mlpwi" all but
-  // the MLP's input projections (kinds.h).
+  // the MLP's input projections, "save_dot_except_mlp" the attention's only
+  // (kinds.h); the longer name first.
   if (Has(t, "remat_policy=minimal")) return Recompute::kDots;
   if (Has(t, "remat_policy=save_dot_except_mlpwi")) return Recompute::kDotsExceptMlpWi;
+  if (Has(t, "remat_policy=save_dot_except_mlp")) return Recompute::kDotsExceptMlp;
   if (Has(t, "selective") || Has(t, "minimal") || Has(t, "save_dot")) return Recompute::kSelective;
   if (Has(t, "full") || Has(t, "rematerializ")) return Recompute::kFull;
   return std::nullopt;

@@ -5,6 +5,7 @@
 // down); results: doc/validation.md "Out of sample".
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <set>
@@ -174,8 +175,17 @@ TEST(CrossValidation, HeldOutMeasurementsDoNotReachTheirOwnPredictions) {
 // Megatron-LM before 2022-02 adding each micro-batch's gradient into its
 // main-grad buffer (no gradient accumulation fusion): the A100 runs 7.54% ->
 // 3.25% out of sample, all runs 7.80% / 25.09%; the PP band 9% -> 8%.
-constexpr double kMaxOosMedian = 0.079;
-constexpr double kMaxOosP90 = 0.251;
+// The Megatron-LM README runs' stated pipeline-parallel communication
+// overlap read as the interleaved schedule it needs (Megatron-LM turns the
+// overlap off without a virtual pipeline size): 7.65% / 26.26%, the MoE runs
+// 12.0% -> 9.4% (the fold without DGX Cloud's runs refits h100 from 0.63 with
+// width half-point 128 to 0.56 with 0, and its MaxText Llama 2 70B rows
+// moved past 25%). Then those rows' own recipe (DGX Cloud's
+// maxtext/configure.sh: remat_policy custom keeping the projections, not
+// MaxText's default full remat): 7.58% / 24.37%, MoE 8.98%.
+constexpr double kMaxOosMedian = 0.076;
+constexpr double kMaxOosP90 = 0.244;
+constexpr double kMaxOosMoeMedian = 0.090;
 
 TEST(CrossValidation, OutOfSampleGateAndTheVerdictsErrorBand) {
   auto runs = BundledRuns();
@@ -206,6 +216,11 @@ TEST(CrossValidation, OutOfSampleGateAndTheVerdictsErrorBand) {
   EXPECT_GE(explained.size(), 8u);
   EXPECT_LE(r.all.median, kMaxOosMedian);
   EXPECT_LE(r.all.p90, kMaxOosP90);
+  const auto moe = std::find_if(r.families.begin(), r.families.end(),
+                                [](const ErrorStats& f) { return f.group == "moe"; });
+  ASSERT_NE(moe, r.families.end());
+  EXPECT_GE(moe->runs, 20);
+  EXPECT_LE(moe->median, kMaxOosMoeMedian);
   // The PP verdict's band is this median, rounded up to a whole percent.
   EXPECT_DOUBLE_EQ(kPpErrorBand, std::ceil(100 * r.all.median) / 100);
 }

@@ -70,8 +70,14 @@ namespace {
 // the DeepSpeed ZeRO-3 rows of the same paper (not Megatron-LM's DDP) up to
 // it; out of sample 8.15% -> 7.80% with the p90 unchanged (25.09%). The
 // Korthikanti mean 9.52% -> 6.52%.
-constexpr double kMaxMedianError = 0.063;
-constexpr double kMaxP90Error = 0.239;
+// Two fills from the runs' own sources: the Megatron-LM README's stated
+// pipeline-parallel communication overlap, which Megatron-LM runs only in the
+// interleaved schedule, and DGX Cloud's MaxText recipe (remat_policy custom,
+// keeping the projections, dgxc-benchmarking v24.11.1 maxtext/configure.sh)
+// for its Llama 2 70B rows; the h100 row refitted (0.62/0 -> 0.60/64): 5.99%
+// / 22.67%.
+constexpr double kMaxMedianError = 0.060;
+constexpr double kMaxP90Error = 0.227;
 constexpr double kMaxKorthikantiMeanError = 0.066;
 constexpr int64_t kMaxSkipped = 3;
 // Throughput runs whose layout occam's memory model judges not to fit though
