@@ -43,9 +43,10 @@ enum class BalanceMethod {
 // checkpoint_dots_with_no_batch_dims, MaxText/layers/models.py at 76bd53b0;
 // "save_dot_except_mlpwi": save_only_these_names of the q/k/v, output and
 // MLP-output projections, maxtext layers/decoders.py; kDotsExceptMlp,
-// "save_dot_except_mlp": the q/k/v and output projections only, as
-// NVIDIA/dgxc-benchmarking's MaxText FP8 recipe names them with
-// remat_policy=custom, maxtext/configure.sh at tag v24.11.1): the outputs of
+// "save_dot_except_mlp": save_only_these_names of the q/k/v and output
+// projections, the same file; NVIDIA/dgxc-benchmarking's MaxText FP8 recipe
+// names that set with remat_policy=custom, maxtext/configure.sh at tag
+// v24.11.1): the outputs of
 // the block's projections are kept (all of them, all but the MLP's input
 // projections, or the attention's only), with the block's input; attention,
 // element-wise ops and the dropped projections are recomputed.

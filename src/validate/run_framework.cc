@@ -11,6 +11,10 @@
 
 namespace occam::validate {
 
+bool IsMegatronFamily(Framework f) {
+  return f == Framework::kMegatronLm || f == Framework::kNemo || f == Framework::kMegatronBridge;
+}
+
 Framework FrameworkOf(const PublishedRun& run) {
   if (!run.framework) return Framework::kUnstated;
   const std::string& f = *run.framework;
@@ -418,10 +422,7 @@ std::vector<int> ZeroStagesOffered(const PublishedRun& run, Framework framework)
 // optimizer (megatron/training/arguments.py), so a run that states the flag
 // ran ZeRO-1-like sharding of the optimizer state.
 std::optional<int> ZeroImpliedByFlags(const PublishedRun& run, Framework framework) {
-  if (framework != Framework::kMegatronLm && framework != Framework::kNemo &&
-      framework != Framework::kMegatronBridge) {
-    return std::nullopt;
-  }
+  if (!IsMegatronFamily(framework)) return std::nullopt;
   const std::string text = Lower(run.notes + " " + run.parallel.other.value_or(std::string()));
   if (Has(text, "overlap-param-gather") || Has(text, "overlap_param_gather")) return 1;
   return std::nullopt;
@@ -435,10 +436,7 @@ std::optional<int> ZeroImpliedByFlags(const PublishedRun& run, Framework framewo
 // overlapped path (megatron/core/pipeline_parallel/schedules.py). So a
 // Megatron-family run that states the overlap ran interleaved.
 bool InterleavedImpliedByFlags(const PublishedRun& run, Framework framework) {
-  if (framework != Framework::kMegatronLm && framework != Framework::kNemo &&
-      framework != Framework::kMegatronBridge) {
-    return false;
-  }
+  if (!IsMegatronFamily(framework)) return false;
   const std::string text = Lower(run.notes + " " + run.parallel.other.value_or(std::string()));
   return Has(text, "pp comm overlap") || Has(text, "overlap-p2p-communication") ||
          Has(text, "overlap_p2p_comm");

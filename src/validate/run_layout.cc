@@ -72,10 +72,6 @@ std::vector<int64_t> VppChoices(int64_t layers, int64_t pp) {
   return v;
 }
 
-bool IsMegatronFamily(Framework f) {
-  return f == Framework::kMegatronLm || f == Framework::kNemo || f == Framework::kMegatronBridge;
-}
-
 // A Megatron-family run whose source states no split: Megatron's (MegatronEnds),
 // where one exists for the layout; else occam's default split.
 void SetFrameworkSplit(const RunSetup& s, PlanSpec* p) {

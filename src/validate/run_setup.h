@@ -26,6 +26,8 @@ enum class Framework {
   kPaxml,
 };
 Framework FrameworkOf(const PublishedRun& run);
+// Megatron-LM and the frameworks that run Megatron-Core (NeMo, Megatron-Bridge).
+bool IsMegatronFamily(Framework f);
 
 // What a framework does with a knob its configuration leaves unset (sources
 // in run_framework.cc and doc/validation.md). nullopt: no documented default.
